@@ -3,4 +3,5 @@
 
 noinst_LIBRARIES += analyzers/libimbcore.a
 analyzers_libimbcore_a_SOURCES = \
-	analyzers/event.h analyzers/event.c
+	analyzers/event.h analyzers/event.c \
+	analyzers/window.h analyzers/window.c
