@@ -77,6 +77,12 @@ static void hog_spin_busy(uint64_t end_ns)
  * hog_spin_periodic - each period, spin until the thread has used its budget
  * of CPU time (or the period is over, when it could not get the CPU), then
  * sleep to the next period start on an absolute deadline.
+ *
+ * The spin watches the vDSO monotonic clock and reads the thread CPU clock
+ * only when the wall time spun covers what is left of the budget: every
+ * CLOCK_THREAD_CPUTIME_ID read of a running thread is a syscall that makes
+ * the kernel account runtime, i.e. emit a sched_stat_runtime event, and a
+ * tight loop on it floods the trace with millions of them.
  */
 static int hog_spin_periodic(uint64_t start_ns, uint64_t end_ns)
 {
@@ -90,9 +96,16 @@ static int hog_spin_periodic(uint64_t start_ns, uint64_t end_ns)
 		struct timespec ts;
 		int ret;
 
-		while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < cpu_goal &&
-		       clock_ns(CLOCK_MONOTONIC) < stop)
-			;
+		for (;;) {
+			uint64_t now = clock_ns(CLOCK_MONOTONIC);
+			uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+			uint64_t left;
+
+			if (cpu >= cpu_goal || now >= stop)
+				break;
+			left = cpu_goal - cpu;
+			hog_spin_busy(now + left < stop ? now + left : stop);
+		}
 		if (next >= end_ns)
 			break;
 		ts = ns_to_ts(next);

@@ -2,3 +2,17 @@
 # tests/ - unit tests (C, TAP) and behaviour tests (shell .t, TAP).
 
 IMB_TEST_LIBS = analyzers/libimbcore.a -lm
+
+# --- workload and recorded fixtures (hogs, record-fixture.sh, fixtures/) ---
+# tests/hogs: threads with known CPU times, the ground truth of the fixtures.
+check_PROGRAMS += tests/hogs
+tests_hogs_SOURCES = tests/hogs.c
+tests_hogs_LDADD = -lpthread
+EXTRA_DIST += tests/record-fixture.sh \
+	tests/fixtures/README.md \
+	tests/fixtures/rtapp-periodic.json tests/fixtures/rtapp-truth.sh \
+	tests/fixtures/hogs-periodic.dat tests/fixtures/hogs-periodic.truth.json \
+	tests/fixtures/hogs3on2.dat tests/fixtures/hogs3on2.truth.json \
+	tests/fixtures/hogs2on2.dat tests/fixtures/hogs2on2.truth.json \
+	tests/fixtures/rtapp-periodic.dat tests/fixtures/rtapp-periodic.truth.json
+# --- end workload and fixtures ---
