@@ -16,3 +16,10 @@ EXTRA_DIST += tests/record-fixture.sh \
 	tests/fixtures/hogs2on2.dat tests/fixtures/hogs2on2.truth.json \
 	tests/fixtures/rtapp-periodic.dat tests/fixtures/rtapp-periodic.truth.json
 # --- end workload and fixtures ---
+
+# --- sinks tests: json, store, http, metrics, dashboard ---
+check_PROGRAMS += tests/test_json
+tests_test_json_SOURCES = tests/test_json.c
+tests_test_json_LDADD = $(IMB_SINK_LIBS)
+TESTS += tests/test_json
+# --- end sinks tests ---
