@@ -53,6 +53,7 @@ if [ "${1:-}" = "--load" ]; then
 		fi
 		sleep 0.2
 	done
+	# shellcheck disable=SC2086 # a list of pids
 	kill $pids 2>/dev/null || true
 	wait 2>/dev/null || true
 	pids=
@@ -65,16 +66,24 @@ usage()
 	exit 2
 }
 
-[ $# -ge 1 ] && [ $# -le 2 ] || usage
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+	usage
+fi
 out=$1
 target=${2:-2000000}
 case $target in
 ''|*[!0-9]*) usage ;;
 esac
 [ "$target" -gt 0 ] || usage
-export SWITCHERS=${SWITCHERS:-2}
-export MAX_SECONDS=${MAX_SECONDS:-60}
-export RECORD_BUFFER_KB=${RECORD_BUFFER_KB:-262144}
+SWITCHERS=${SWITCHERS:-2}
+MAX_SECONDS=${MAX_SECONDS:-60}
+RECORD_BUFFER_KB=${RECORD_BUFFER_KB:-262144}
+for v in "$SWITCHERS" "$MAX_SECONDS" "$RECORD_BUFFER_KB"; do
+	case $v in
+	''|*[!0-9]*) echo "$me: SWITCHERS, MAX_SECONDS, RECORD_BUFFER_KB: not a number: $v" >&2; exit 2 ;;
+	esac
+done
+export SWITCHERS MAX_SECONDS RECORD_BUFFER_KB
 export TRACEFS
 
 command -v stress-ng >/dev/null || { echo "$me: stress-ng: not found" >&2; exit 1; }
@@ -87,8 +96,10 @@ if [ -z "$hogs" ]; then
 		fi
 	done
 fi
-[ -n "$hogs" ] && [ -x "$hogs" ] ||
-	{ echo "$me: tests/hogs not built (make check_PROGRAMS, or set HOGS)" >&2; exit 1; }
+if [ -z "$hogs" ] || [ ! -x "$hogs" ]; then
+	echo "$me: tests/hogs not built (make check, or set HOGS)" >&2
+	exit 1
+fi
 
 base=${out%.dat}
 t0=$(date +%s.%N)
