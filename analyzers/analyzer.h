@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * analyzer.h - the one small interface every analyzer implements.
+ *
+ * An analyzer sees each event after the model has applied it, and at each
+ * window end the model (read-only) and the window being built (its CPU,
+ * task and job rows are already filled), to which it may add findings and
+ * fill the CPU columns it owns (group_type, overloaded_fraction, vruntime).
+ * At the end of the run it sees the whole-run summary window once more.
+ * Analyzers are listed in one table (pipeline.c) and hold their own state.
+ */
+#ifndef IMB_ANALYZER_H
+#define IMB_ANALYZER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "event.h"
+#include "model.h"
+#include "window.h"
+
+/* Thresholds and knobs shared by the analyzers; defaults in pipeline.c. */
+struct analyzer_config {
+	uint64_t window_ns;		/* window length */
+	double unfairness_threshold;	/* finding when above (0.10) */
+	uint64_t unfairness_min_ns;	/* ... for at least this long */
+	unsigned int imbalance_pct;	/* balancer's imbalance_pct (117) */
+	double overload_min_fraction;	/* window counts as overloaded above */
+	double drift_threshold;		/* vruntime rate difference (0.10) */
+	unsigned int migration_min;	/* migrations before concentration counts */
+	double concentration_threshold;	/* share of migrations on one task (0.5) */
+	uint64_t pingpong_ns;		/* A->B->A within this is ping-pong */
+	int group_by;			/* enum analyzer_group_by */
+	int nr_nodes;			/* NUMA nodes (1 unless topology known) */
+	int cpu_node[1024];		/* CPU -> node */
+	int llc_of[1024];		/* CPU -> LLC id (0 unless known) */
+};
+
+enum analyzer_group_by {
+	ANALYZER_GROUP_PROCESS = 0,	/* by tgid (falls back to pid) */
+	ANALYZER_GROUP_COMM,
+	ANALYZER_GROUP_CGROUP,
+};
+
+/* Findings sink: analyzers call this to emit or update a finding. */
+struct finding_list {
+	struct imb_finding *items;
+	size_t nr, cap;
+	uint64_t next_id;
+};
+
+/**
+ * finding_list_add - append a finding (copied); returns it or NULL on ENOMEM
+ */
+struct imb_finding *finding_list_add(struct finding_list *l, const struct imb_finding *f);
+
+struct analyzer_ops {
+	const char *name;
+	/* returns private state or NULL on ENOMEM */
+	void *(*create)(const struct analyzer_config *cfg);
+	void (*destroy)(void *state);
+	/* after the model applied @ev; may be NULL */
+	void (*event)(void *state, const struct model *m, const struct imb_event *ev);
+	/* at a window end: fill columns of @w, add findings to @out */
+	void (*window)(void *state, const struct model *m, struct imb_window *w,
+		       struct finding_list *out);
+	/* at the end of the run, with the whole-run summary; may be NULL */
+	void (*finish)(void *state, const struct model *m, struct imb_window *summary,
+		       struct finding_list *out);
+};
+
+#endif /* IMB_ANALYZER_H */

@@ -1,0 +1,871 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * model.c - drive the system model (model.h) from the event stream.
+ *
+ * Each event first brings the affected CPU's root run queue and task
+ * entities up to the event's time with their old state (the kernel's own
+ * order: update_load_avg() before the enqueue, dequeue or switch), then
+ * applies the state change.  CPU time comes from sched_stat_runtime where
+ * the source has it (the same clock_task deltas the kernel adds to the
+ * thread's own CPU time), else from switch intervals; runnable time is
+ * bounded by wake-ups and blocking switches, which every source records.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+#define DEFAULT_MAX_TASKS 65536
+
+static uint32_t pid_hash(int32_t pid)
+{
+	return (uint32_t)pid * 2654435761u;
+}
+
+static int hash_rebuild(struct model *m, size_t cap)
+{
+	int32_t *h = calloc(cap, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nr_tasks; i++) {
+		size_t j = pid_hash(m->tasks[i].pid) & (cap - 1);
+
+		while (h[j])
+			j = (j + 1) & (cap - 1);
+		h[j] = (int32_t)(i + 1);
+	}
+	free(m->hash);
+	m->hash = h;
+	m->hash_cap = cap;
+	return 0;
+}
+
+struct model_task *model_task_find(const struct model *m, int32_t pid)
+{
+	size_t j;
+
+	if (!m->hash_cap)
+		return NULL;
+	j = pid_hash(pid) & (m->hash_cap - 1);
+	while (m->hash[j]) {
+		struct model_task *t = &m->tasks[m->hash[j] - 1];
+
+		if (t->pid == pid)
+			return t;
+		j = (j + 1) & (m->hash_cap - 1);
+	}
+	return NULL;
+}
+
+static int cpu_grow(struct model *m, int cpu)
+{
+	struct model_cpu *c;
+	int n = cpu + 1;
+
+	if (cpu < 0 || cpu >= MODEL_MAX_CPUS)
+		return -ERANGE;
+	if (n <= m->nr_cpus)
+		return 0;
+	c = realloc(m->cpus, (size_t)n * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	for (int i = m->nr_cpus; i < n; i++) {
+		memset(&c[i], 0, sizeof(c[i]));
+		c[i].cpu = i;
+		c[i].curr = -1;
+		c[i].capacity = m->opts.capacity[i] ? m->opts.capacity[i] : 1024;
+		c[i].last_ns = m->now_ns;
+		c[i].idle_since_ns = m->now_ns;
+		pelt_cfs_init(&c[i].cfs);
+	}
+	m->cpus = c;
+	m->nr_cpus = n;
+	return 0;
+}
+
+struct model *model_new(const struct model_opts *opts)
+{
+	struct model *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	if (opts)
+		m->opts = *opts;
+	if (!m->opts.max_tasks)
+		m->opts.max_tasks = DEFAULT_MAX_TASKS;
+	if (hash_rebuild(m, 1024) || (m->opts.nr_cpus > 0 && cpu_grow(m, m->opts.nr_cpus - 1))) {
+		model_free(m);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return m;
+}
+
+void model_free(struct model *m)
+{
+	if (!m)
+		return;
+	free(m->cpus);
+	free(m->tasks);
+	free(m->hash);
+	free(m);
+}
+
+/* Drop the dead task seen longest ago to make room; -ENOSPC if none. */
+static int task_evict_one(struct model *m)
+{
+	size_t victim = SIZE_MAX;
+
+	for (size_t i = 0; i < m->nr_tasks; i++) {
+		if (m->tasks[i].state != MODEL_TASK_DEAD)
+			continue;
+		if (victim == SIZE_MAX || m->tasks[i].last_ns < m->tasks[victim].last_ns)
+			victim = i;
+	}
+	if (victim == SIZE_MAX)
+		return -ENOSPC;
+	m->tasks[victim] = m->tasks[m->nr_tasks - 1];
+	m->nr_tasks--;
+	m->evicted++;
+	return hash_rebuild(m, m->hash_cap);
+}
+
+static struct model_task *task_get(struct model *m, int32_t pid, uint64_t ts)
+{
+	struct model_task *t = model_task_find(m, pid);
+	size_t j;
+
+	if (t)
+		return t;
+	if (m->nr_tasks >= m->opts.max_tasks && task_evict_one(m))
+		return NULL;
+	if (m->nr_tasks == m->cap_tasks) {
+		size_t cap = m->cap_tasks ? m->cap_tasks * 2 : 256;
+		struct model_task *nt = realloc(m->tasks, cap * sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		m->tasks = nt;
+		m->cap_tasks = cap;
+	}
+	if ((m->nr_tasks + 1) * 2 > m->hash_cap && hash_rebuild(m, m->hash_cap * 2))
+		return NULL;
+	t = &m->tasks[m->nr_tasks];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->cpu = -1;
+	t->prio = 120;
+	t->fair = true;
+	t->first_ns = t->last_ns = t->state_ns = ts;
+	j = pid_hash(pid) & (m->hash_cap - 1);
+	while (m->hash[j])
+		j = (j + 1) & (m->hash_cap - 1);
+	m->hash[j] = (int32_t)(++m->nr_tasks);
+	return t;
+}
+
+static void task_set_prio(struct model_task *t, int prio)
+{
+	if (prio < 0 && prio != -1)
+		return;
+	t->prio = prio;
+	t->fair = prio >= 100 || prio == -1 ? prio >= 100 : true;
+	t->nice = imb_prio_to_nice(prio);
+}
+
+static void task_note(struct model_task *t, const char *comm, int prio, uint64_t ts)
+{
+	if (comm && comm[0])
+		memcpy(t->comm, comm, IMB_COMM_LEN);
+	if (prio >= 0)
+		task_set_prio(t, prio);
+	t->last_ns = ts;
+}
+
+static uint64_t pelt_now(const struct model_cpu *c, uint64_t ts)
+{
+	int64_t v = (int64_t)ts + c->pelt_offset;
+
+	return v < 0 ? 0 : (uint64_t)v;
+}
+
+static unsigned long task_weight(const struct model_task *t)
+{
+	return pelt_nice_to_weight(t->nice);
+}
+
+/* Account a task's time in its current state up to @ts. */
+static void task_account(struct model_task *t, uint64_t ts)
+{
+	uint64_t d;
+
+	if (ts <= t->state_ns)
+		return;
+	d = ts - t->state_ns;
+	switch (t->state) {
+	case MODEL_TASK_RUNNING:
+		t->switch_run_ns += d;
+		t->win_switch_run_ns += d;
+		/* fall through */
+	case MODEL_TASK_QUEUED:
+		t->runnable_ns += d;
+		t->win_runnable_ns += d;
+		t->win_seen = true;
+		break;
+	case MODEL_TASK_SLEEPING:
+		t->sleep_ns_total += d;
+		break;
+	case MODEL_TASK_UNKNOWN:
+		t->unknown_ns += d;
+		break;
+	default:
+		break;
+	}
+	t->state_ns = ts;
+}
+
+/* Account a CPU's busy time up to @ts. */
+static void cpu_account(struct model_cpu *c, uint64_t ts)
+{
+	uint64_t d;
+
+	if (ts <= c->last_ns)
+		return;
+	d = ts - c->last_ns;
+	if (c->curr > 0) {
+		c->busy_ns += d;
+		c->win_busy_ns += d;
+	}
+	c->nr_running_area += d * c->nr_running;
+	if (c->weight)
+		c->vclock += d * 1024 / c->weight;
+	else if (c->curr > 0)
+		c->vclock += d;
+	c->last_ns = ts;
+}
+
+/* Bring a CPU's root run queue's PELT up to @ts with its current state. */
+static void cpu_pelt_update(struct model_cpu *c, uint64_t ts)
+{
+	pelt_cfs_update(&c->cfs, pelt_now(c, ts), c->weight, c->nr_queued,
+			c->curr > 0 && c->fair_curr);
+}
+
+/* Bring a task's entity up to @ts with its current state. */
+static void task_pelt_update(struct model *m, struct model_task *t, uint64_t ts)
+{
+	const struct model_cpu *c;
+	bool on_rq;
+
+	if (!t->fair || !t->pelt_valid || t->cpu < 0 || t->cpu >= m->nr_cpus)
+		return;
+	c = &m->cpus[t->cpu];
+	on_rq = t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED;
+	pelt_se_update(&t->avg, pelt_now(c, ts), task_weight(t), on_rq, on_rq,
+		       t->state == MODEL_TASK_RUNNING);
+}
+
+/* Take a queued/running task off its CPU's counts (no PELT change). */
+static void cpu_unqueue(struct model *m, struct model_task *t)
+{
+	struct model_cpu *c;
+
+	if (t->cpu < 0 || t->cpu >= m->nr_cpus)
+		return;
+	if (t->state != MODEL_TASK_RUNNING && t->state != MODEL_TASK_QUEUED)
+		return;
+	c = &m->cpus[t->cpu];
+	if (c->nr_running)
+		c->nr_running--;
+	if (t->fair) {
+		if (c->nr_queued)
+			c->nr_queued--;
+		c->weight = c->weight > task_weight(t) ? c->weight - task_weight(t) : 0;
+	}
+	if (c->curr == t->pid) {
+		c->curr = 0;
+		c->idle_since_ns = t->state_ns;
+	}
+}
+
+static void cpu_enqueue(struct model *m, struct model_task *t)
+{
+	struct model_cpu *c = &m->cpus[t->cpu];
+
+	c->nr_running++;
+	if (t->fair) {
+		c->nr_queued++;
+		c->weight += task_weight(t);
+	}
+}
+
+/*
+ * Attach a task's entity to its CPU's run queue, as the kernel does at the
+ * first enqueue after fork or migration.
+ */
+static void task_pelt_attach(struct model *m, struct model_task *t, uint64_t ts, bool fresh)
+{
+	struct model_cpu *c = &m->cpus[t->cpu];
+
+	if (!t->fair)
+		return;
+	if (!t->pelt_valid) {
+		memset(&t->avg, 0, sizeof(t->avg));
+		if (fresh)
+			pelt_post_init(&t->avg, task_weight(t), &c->cfs, c->capacity);
+		t->pelt_valid = true;
+	}
+	pelt_attach(&c->cfs, &t->avg, task_weight(t));
+	(void)ts;
+}
+
+/* Make @t the running task on CPU @c from @ts (state already accounted). */
+static void cpu_set_curr(struct model *m, struct model_cpu *c, struct model_task *t, uint64_t ts)
+{
+	if (c->curr > 0 && (!t || c->curr != t->pid)) {
+		struct model_task *old = model_task_find(m, c->curr);
+
+		if (old && old->state == MODEL_TASK_RUNNING && old->cpu == c->cpu) {
+			task_pelt_update(m, old, ts);
+			task_account(old, ts);
+			old->state = MODEL_TASK_QUEUED;
+		}
+	}
+	if (!t) {
+		if (c->curr != 0)
+			c->idle_since_ns = ts;
+		c->curr = 0;
+		c->fair_curr = false;
+		return;
+	}
+	c->curr = t->pid;
+	c->fair_curr = t->fair;
+	t->state = MODEL_TASK_RUNNING;
+}
+
+/*
+ * Put task @t on CPU @cpu as queued at @ts (wake-up, new task, migration
+ * in); if the CPU is idle it starts running at once.
+ */
+static void task_enqueue(struct model *m, struct model_task *t, int cpu, uint64_t ts, bool fresh)
+{
+	struct model_cpu *c;
+
+	if (cpu_grow(m, cpu))
+		return;
+	c = &m->cpus[cpu];
+	cpu_account(c, ts);
+	cpu_pelt_update(c, ts);
+	task_account(t, ts);
+	if (t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED) {
+		if (t->cpu == cpu)
+			return;		/* already there (e.g. a wake-up of a delayed task) */
+		/* queued elsewhere: the trace missed a migration */
+		cpu_unqueue(m, t);
+		if (t->fair && t->pelt_valid && t->cpu >= 0 && t->cpu < m->nr_cpus)
+			pelt_detach(&m->cpus[t->cpu].cfs, &t->avg);
+		t->cpu = cpu;
+		task_pelt_attach(m, t, ts, false);
+	} else {
+		bool moved = t->cpu != cpu;
+
+		/* blocked decay to now, then attach where it lands */
+		task_pelt_update(m, t, ts);
+		if (moved || !t->pelt_valid) {
+			if (t->pelt_valid && t->cpu >= 0 && t->cpu < m->nr_cpus && t->fair)
+				pelt_remove(&m->cpus[t->cpu].cfs, &t->avg);
+			t->cpu = cpu;
+			task_pelt_attach(m, t, ts, fresh);
+		}
+	}
+	t->state = MODEL_TASK_QUEUED;
+	t->state_ns = ts;
+	t->runnable_since_ns = ts;
+	cpu_enqueue(m, t);
+	task_pelt_update(m, t, ts);
+	if (c->curr <= 0)
+		cpu_set_curr(m, c, t, ts);
+}
+
+/* The task is gone: remove its contribution, as remove_entity_load_avg(). */
+static void task_kill(struct model *m, struct model_task *t, uint64_t ts)
+{
+	task_account(t, ts);
+	if (t->fair && t->pelt_valid && t->cpu >= 0 && t->cpu < m->nr_cpus)
+		pelt_remove(&m->cpus[t->cpu].cfs, &t->avg);
+	t->pelt_valid = false;
+	t->state = MODEL_TASK_DEAD;
+	t->state_ns = ts;
+	t->last_ns = ts;
+}
+
+static void ev_switch(struct model *m, const struct imb_event *ev)
+{
+	const struct imb_ev_switch *s = &ev->sw;
+	uint64_t ts = ev->ts_ns;
+	struct model_task *prev = NULL, *next = NULL;
+	struct model_cpu *c;
+
+	if (cpu_grow(m, ev->cpu))
+		return;
+	c = &m->cpus[ev->cpu];
+	cpu_account(c, ts);
+	cpu_pelt_update(c, ts);
+
+	if (!model_pid_is_idle(s->prev_pid)) {
+		prev = task_get(m, s->prev_pid, ts);
+		if (prev) {
+			task_note(prev, s->prev_comm, s->prev_prio, ts);
+			if (s->prev_tgid)
+				prev->tgid = s->prev_tgid;
+			if (prev->cpu != ev->cpu || (prev->state != MODEL_TASK_RUNNING &&
+						     prev->state != MODEL_TASK_QUEUED)) {
+				/* first sight, or the trace missed how it got here */
+				task_account(prev, ts);
+				if (prev->state == MODEL_TASK_RUNNING ||
+				    prev->state == MODEL_TASK_QUEUED) {
+					cpu_unqueue(m, prev);
+					if (prev->fair && prev->pelt_valid && prev->cpu >= 0 &&
+					    prev->cpu < m->nr_cpus)
+						pelt_detach(&m->cpus[prev->cpu].cfs, &prev->avg);
+				}
+				prev->cpu = ev->cpu;
+				prev->state = MODEL_TASK_QUEUED;
+				cpu_enqueue(m, prev);
+				task_pelt_attach(m, prev, ts, false);
+			}
+			if (c->curr != prev->pid) {
+				/* it was running here although we did not see it start */
+				if (c->curr > 0)
+					cpu_set_curr(m, c, NULL, ts);
+				c->curr = prev->pid;
+				c->fair_curr = prev->fair;
+				prev->state = MODEL_TASK_RUNNING;
+			}
+			task_pelt_update(m, prev, ts);
+			task_account(prev, ts);
+			if (s->prev_state == IMB_STATE_RUNNING || s->prev_state == IMB_STATE_PREEMPTED) {
+				prev->state = MODEL_TASK_QUEUED;
+			} else {
+				/* blocked: dequeue; its entity stays attached, decaying */
+				cpu_unqueue(m, prev);
+				prev->state = MODEL_TASK_SLEEPING;
+				prev->state_ns = ts;
+				if (prev->exited || s->prev_state == 0x10 || s->prev_state == 0x20)
+					task_kill(m, prev, ts);
+			}
+		}
+	}
+	if (c->curr > 0 && (!prev || c->curr != prev->pid))
+		cpu_set_curr(m, c, NULL, ts);
+	c->curr = 0;
+	c->fair_curr = false;
+
+	if (model_pid_is_idle(s->next_pid)) {
+		c->idle_since_ns = ts;
+		return;
+	}
+	next = task_get(m, s->next_pid, ts);
+	if (!next)
+		return;
+	task_note(next, s->next_comm, s->next_prio, ts);
+	if (s->next_tgid)
+		next->tgid = s->next_tgid;
+	if (s->next_cgroup)
+		next->cgroup = s->next_cgroup;
+	task_account(next, ts);
+	if (next->cpu != ev->cpu || (next->state != MODEL_TASK_QUEUED &&
+				     next->state != MODEL_TASK_RUNNING)) {
+		if (next->state == MODEL_TASK_RUNNING || next->state == MODEL_TASK_QUEUED) {
+			cpu_unqueue(m, next);
+			if (next->fair && next->pelt_valid && next->cpu >= 0 &&
+			    next->cpu < m->nr_cpus)
+				pelt_detach(&m->cpus[next->cpu].cfs, &next->avg);
+		}
+		next->cpu = ev->cpu;
+		next->state = MODEL_TASK_QUEUED;
+		next->state_ns = ts;
+		cpu_enqueue(m, next);
+		task_pelt_attach(m, next, ts, false);
+	}
+	task_pelt_update(m, next, ts);
+	c->curr = next->pid;
+	c->fair_curr = next->fair;
+	next->state = MODEL_TASK_RUNNING;
+}
+
+static void ev_wakeup(struct model *m, const struct imb_event *ev, bool fresh)
+{
+	const struct imb_ev_wakeup *w = &ev->wakeup;
+	struct model_task *t = task_get(m, w->pid, ev->ts_ns);
+	int cpu = w->target_cpu >= 0 ? w->target_cpu : ev->cpu;
+
+	if (!t)
+		return;
+	task_note(t, w->comm, w->prio, ev->ts_ns);
+	if (w->tgid)
+		t->tgid = w->tgid;
+	if (fresh && t->state == MODEL_TASK_UNKNOWN)
+		t->pelt_valid = false;
+	task_enqueue(m, t, cpu, ev->ts_ns, fresh);
+}
+
+static void ev_migrate(struct model *m, const struct imb_event *ev)
+{
+	const struct imb_ev_migrate *mg = &ev->migrate;
+	struct model_task *t = task_get(m, mg->pid, ev->ts_ns);
+	uint64_t ts = ev->ts_ns;
+
+	if (!t || cpu_grow(m, mg->dest_cpu) || cpu_grow(m, mg->orig_cpu))
+		return;
+	task_note(t, mg->comm, mg->prio, ts);
+	t->migrations++;
+	t->win_migrations++;
+	t->win_seen = true;
+	if (t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED) {
+		struct model_cpu *src = &m->cpus[t->cpu >= 0 ? t->cpu : mg->orig_cpu];
+
+		/* a queued task moved by the balancer: detach, attach at dest */
+		cpu_account(src, ts);
+		cpu_pelt_update(src, ts);
+		task_pelt_update(m, t, ts);
+		task_account(t, ts);
+		cpu_unqueue(m, t);
+		if (t->fair && t->pelt_valid)
+			pelt_detach(&src->cfs, &t->avg);
+		t->state = MODEL_TASK_SLEEPING;	/* transiently off any rq */
+		t->cpu = mg->dest_cpu;
+		t->pelt_valid = t->pelt_valid && t->fair;
+		{
+			struct model_cpu *dst = &m->cpus[mg->dest_cpu];
+
+			cpu_account(dst, ts);
+			cpu_pelt_update(dst, ts);
+			if (t->fair && t->pelt_valid)
+				pelt_attach(&dst->cfs, &t->avg, task_weight(t));
+			t->state = MODEL_TASK_QUEUED;
+			t->state_ns = ts;
+			cpu_enqueue(m, t);
+			if (dst->curr <= 0)
+				cpu_set_curr(m, dst, t, ts);
+		}
+		if (src->curr <= 0)
+			src->idle_since_ns = ts;
+	} else {
+		/* a sleeping task placed on another CPU at wake-up: the
+		 * enqueue that follows (sched_wakeup) removes and attaches */
+		if (t->cpu < 0)
+			t->cpu = mg->orig_cpu;
+	}
+}
+
+static void ev_fork(struct model *m, const struct imb_event *ev)
+{
+	struct model_task *t = task_get(m, ev->fork.child_pid, ev->ts_ns);
+	struct model_task *parent;
+
+	if (!t)
+		return;
+	task_note(t, ev->fork.child_comm, -1, ev->ts_ns);
+	t->pelt_valid = false;
+	if (ev->fork.child_tgid) {
+		t->tgid = ev->fork.child_tgid;
+	} else if (!t->tgid) {
+		parent = model_task_find(m, ev->fork.parent_pid);
+		/*
+		 * The event does not say thread or process; a child whose
+		 * name is its parent's may be either.  Leave it unknown
+		 * (the report groups it by its own pid) unless the source
+		 * says.
+		 */
+		(void)parent;
+	}
+}
+
+static void ev_exit(struct model *m, const struct imb_event *ev)
+{
+	struct model_task *t = model_task_find(m, ev->exit.pid);
+	uint64_t ts = ev->ts_ns;
+
+	if (!t)
+		return;
+	task_note(t, ev->exit.comm, ev->exit.prio, ts);
+	t->exited = true;
+	t->win_seen = true;
+	/*
+	 * sched_process_exit fires while the task still runs; its final
+	 * switch out dequeues it and task_block() then removes its PELT
+	 * contribution.  A task that is not on a run queue now goes at once.
+	 */
+	if (t->state != MODEL_TASK_RUNNING && t->state != MODEL_TASK_QUEUED)
+		task_kill(m, t, ts);
+}
+
+static void ev_runtime(struct model *m, const struct imb_event *ev)
+{
+	struct model_task *t = task_get(m, ev->runtime.pid, ev->ts_ns);
+	uint64_t ts = ev->ts_ns;
+	struct model_cpu *c;
+
+	if (!t || cpu_grow(m, ev->cpu))
+		return;
+	t->last_ns = ts;
+	t->has_runtime = true;
+	m->has_runtime_events = true;
+	t->runtime_ns += ev->runtime.runtime_ns;
+	t->win_runtime_ns += ev->runtime.runtime_ns;
+	t->win_seen = true;
+	c = &m->cpus[ev->cpu];
+	cpu_account(c, ts);
+	/*
+	 * The task runs on this CPU now.  If the model thought otherwise, the
+	 * trace lacked the switch that started it.
+	 */
+	if (c->curr != t->pid) {
+		task_account(t, ts);
+		if (t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED) {
+			if (t->cpu != ev->cpu) {
+				cpu_pelt_update(&m->cpus[t->cpu], ts);
+				cpu_unqueue(m, t);
+				if (t->fair && t->pelt_valid)
+					pelt_detach(&m->cpus[t->cpu].cfs, &t->avg);
+				t->cpu = ev->cpu;
+				t->state = MODEL_TASK_QUEUED;
+				cpu_enqueue(m, t);
+				task_pelt_attach(m, t, ts, false);
+			}
+		} else {
+			task_enqueue(m, t, ev->cpu, ts, false);
+		}
+		cpu_pelt_update(c, ts);
+		if (c->curr != t->pid)
+			cpu_set_curr(m, c, t, ts);
+	}
+	/* update_curr() at a tick is also a PELT update instant */
+	cpu_pelt_update(c, ts);
+	task_pelt_update(m, t, ts);
+}
+
+static void err_add(struct model_err_hist *h, uint64_t engine, uint64_t kernel)
+{
+	uint64_t d = engine > kernel ? engine - kernel : kernel - engine;
+
+	h->samples++;
+	if (d > h->max_abs)
+		h->max_abs = d;
+	h->bucket[d < MODEL_ERR_BUCKETS ? d : MODEL_ERR_BUCKETS]++;
+}
+
+uint64_t model_err_quantile(const struct model_err_hist *h, double q)
+{
+	uint64_t want, seen = 0;
+
+	if (!h->samples)
+		return 0;
+	want = (uint64_t)(q * (double)h->samples);
+	if (want >= h->samples)
+		want = h->samples - 1;
+	for (size_t i = 0; i <= MODEL_ERR_BUCKETS; i++) {
+		seen += h->bucket[i];
+		if (seen > want)
+			return i < MODEL_ERR_BUCKETS ? i : h->max_abs;
+	}
+	return h->max_abs;
+}
+
+static void pelt_from_kernel(struct pelt_avg *a, uint64_t lut, uint64_t load_sum,
+			     uint64_t runnable_sum, uint32_t util_sum, uint32_t pc,
+			     uint64_t load_avg, uint64_t runnable_avg, uint64_t util_avg)
+{
+	a->last_update_time = lut;
+	a->load_sum = load_sum;
+	a->runnable_sum = runnable_sum;
+	a->util_sum = util_sum;
+	a->period_contrib = pc;
+	a->load_avg = load_avg;
+	a->runnable_avg = runnable_avg;
+	a->util_avg = util_avg;
+}
+
+/*
+ * The kernel's own root run-queue values at one of its update instants.
+ * The first one seeds the engine (whose history before the trace is
+ * unknown); later ones are compared after bringing the engine to the same
+ * PELT instant.
+ */
+static void ev_pelt_cfs(struct model *m, const struct imb_event *ev)
+{
+	const struct imb_ev_pelt_cfs *k = &ev->pelt_cfs;
+	struct model_cpu *c;
+
+	if (!k->root || cpu_grow(m, ev->cpu))
+		return;
+	m->has_kernel_pelt = true;
+	c = &m->cpus[ev->cpu];
+	if (ev->flags & IMB_EVF_RQ_CLOCKS)
+		c->pelt_offset = (int64_t)k->last_update_time - (int64_t)ev->ts_ns;
+	cpu_account(c, ev->ts_ns);
+	if (!c->kcfs_ns) {
+		pelt_from_kernel(&c->cfs.avg, k->last_update_time, k->load_sum, k->runnable_sum,
+				 k->util_sum, k->period_contrib, k->load_avg, k->runnable_avg,
+				 k->util_avg);
+	} else {
+		pelt_cfs_update(&c->cfs, k->last_update_time, c->weight, c->nr_queued,
+				c->curr > 0 && c->fair_curr);
+		err_add(&m->err_cpu[MODEL_SIG_UTIL], c->cfs.avg.util_avg, k->util_avg);
+		err_add(&m->err_cpu[MODEL_SIG_RUNNABLE], c->cfs.avg.runnable_avg, k->runnable_avg);
+		err_add(&m->err_cpu[MODEL_SIG_LOAD], c->cfs.avg.load_avg, k->load_avg);
+	}
+	c->kcfs = *k;
+	c->kcfs_ns = ev->ts_ns;
+}
+
+static void ev_pelt_se(struct model *m, const struct imb_event *ev)
+{
+	const struct imb_ev_pelt_se *k = &ev->pelt_se;
+	struct model_task *t;
+
+	if (k->pid <= 0)
+		return;		/* group entities: flat model, not compared */
+	m->has_kernel_pelt = true;
+	t = task_get(m, k->pid, ev->ts_ns);
+	if (!t)
+		return;
+	if (k->tgid)
+		t->tgid = k->tgid;
+	if (!t->kavg_ns || !t->pelt_valid) {
+		pelt_from_kernel(&t->avg, k->last_update_time, k->load_sum, k->runnable_sum,
+				 k->util_sum, k->period_contrib, k->load_avg, k->runnable_avg,
+				 k->util_avg);
+		t->pelt_valid = true;
+	} else if (t->cpu >= 0 && t->cpu < m->nr_cpus) {
+		bool on_rq = t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED;
+
+		pelt_se_update(&t->avg, k->last_update_time, task_weight(t), on_rq, on_rq,
+			       t->state == MODEL_TASK_RUNNING);
+		err_add(&m->err_task[MODEL_SIG_UTIL], t->avg.util_avg, k->util_avg);
+		err_add(&m->err_task[MODEL_SIG_RUNNABLE], t->avg.runnable_avg, k->runnable_avg);
+		err_add(&m->err_task[MODEL_SIG_LOAD], t->avg.load_avg, k->load_avg);
+	}
+	pelt_from_kernel(&t->kavg, k->last_update_time, k->load_sum, k->runnable_sum,
+			 k->util_sum, k->period_contrib, k->load_avg, k->runnable_avg, k->util_avg);
+	t->kavg_ns = ev->ts_ns;
+}
+
+int model_event(struct model *m, const struct imb_event *ev)
+{
+	struct imb_event e;
+
+	if (ev->kind >= IMB_EV__COUNT)
+		return -EINVAL;
+	if (!m->events)
+		m->t0_ns = m->now_ns = m->win_start_ns = ev->ts_ns;
+	if (ev->ts_ns < m->now_ns) {
+		m->out_of_order++;
+		e = *ev;
+		e.ts_ns = m->now_ns;
+		ev = &e;
+	}
+	m->now_ns = ev->ts_ns;
+	m->events++;
+	m->win_events++;
+	m->kind_count[ev->kind]++;
+	if (ev->cpu >= 0 && ev->cpu < MODEL_MAX_CPUS) {
+		if (cpu_grow(m, ev->cpu))
+			return -ENOMEM;
+		if ((ev->flags & IMB_EVF_RQ_CLOCKS) && ev->kind != IMB_EV_PELT_CFS)
+			m->cpus[ev->cpu].pelt_offset =
+				(int64_t)ev->clock_pelt_ns - (int64_t)ev->ts_ns;
+	}
+
+	switch (ev->kind) {
+	case IMB_EV_SWITCH:
+		ev_switch(m, ev);
+		break;
+	case IMB_EV_WAKEUP:
+		ev_wakeup(m, ev, false);
+		break;
+	case IMB_EV_WAKEUP_NEW:
+		ev_wakeup(m, ev, true);
+		break;
+	case IMB_EV_MIGRATE:
+		ev_migrate(m, ev);
+		break;
+	case IMB_EV_FORK:
+		ev_fork(m, ev);
+		break;
+	case IMB_EV_EXIT:
+		ev_exit(m, ev);
+		break;
+	case IMB_EV_RUNTIME:
+		ev_runtime(m, ev);
+		break;
+	case IMB_EV_PELT_CFS:
+		ev_pelt_cfs(m, ev);
+		break;
+	case IMB_EV_PELT_SE:
+		ev_pelt_se(m, ev);
+		break;
+	case IMB_EV_VRUNTIME:
+		if (ev->cpu >= 0 && ev->cpu < m->nr_cpus)
+			m->cpus[ev->cpu].kvruntime = ev->vruntime.vruntime_ref;
+		break;
+	case IMB_EV_LOST:
+		m->lost_events += ev->lost.count ? ev->lost.count : 1;
+		m->win_lost += ev->lost.count ? ev->lost.count : 1;
+		break;
+	default:
+		break;		/* waking, NUMA: read by the analyzers */
+	}
+	return 0;
+}
+
+void model_advance(struct model *m, uint64_t now_ns)
+{
+	if (now_ns < m->now_ns)
+		now_ns = m->now_ns;
+	for (int i = 0; i < m->nr_cpus; i++) {
+		cpu_account(&m->cpus[i], now_ns);
+		cpu_pelt_update(&m->cpus[i], now_ns);
+	}
+	for (size_t i = 0; i < m->nr_tasks; i++) {
+		struct model_task *t = &m->tasks[i];
+
+		if (t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED)
+			task_pelt_update(m, t, now_ns);
+		task_account(t, now_ns);
+	}
+	m->now_ns = now_ns;
+}
+
+void model_window_reset(struct model *m, uint64_t now_ns)
+{
+	for (int i = 0; i < m->nr_cpus; i++) {
+		m->cpus[i].win_busy_ns = 0;
+		m->cpus[i].nr_running_area = 0;
+	}
+	for (size_t i = 0; i < m->nr_tasks; i++) {
+		struct model_task *t = &m->tasks[i];
+
+		t->win_switch_run_ns = t->win_runtime_ns = 0;
+		t->win_runnable_ns = 0;
+		t->win_migrations = 0;
+		t->win_seen = false;
+	}
+	m->win_start_ns = now_ns;
+	m->win_events = m->win_lost = 0;
+}
+
+uint64_t model_task_run_ns(const struct model_task *t)
+{
+	return t->has_runtime ? t->runtime_ns : t->switch_run_ns;
+}
+
+uint64_t model_task_wait_ns(const struct model_task *t)
+{
+	uint64_t run = model_task_run_ns(t);
+
+	return t->runnable_ns > run ? t->runnable_ns - run : 0;
+}

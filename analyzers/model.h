@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * model.h - the system model the event stream drives.
+ *
+ * The model keeps what the scheduler state was at the current event: for
+ * each CPU who runs and who waits, for each task whether it runs, waits or
+ * sleeps and where, and, through the PELT engine (pelt.h), the load,
+ * runnable and util averages of every task and every CPU's root run queue.
+ * It also accumulates per-task CPU time, waiting time and migrations over
+ * the whole run and over the current window.  Analyzers read it; nothing
+ * but model_event() writes it.
+ *
+ * Assumptions (measured and documented in the README):
+ * - the PELT clock of a CPU is the event clock plus a per-CPU offset, taken
+ *   from the run queue's own clock_pelt when the source carries it
+ *   (IMB_EVF_RQ_CLOCKS), else 0 (trace_clock perf ~ rq->clock ~ clock_task);
+ * - a flat hierarchy: tasks are attached to their CPU's root run queue
+ *   (util and runnable add up through task groups; load does not);
+ * - a task woken or migrated onto an idle CPU starts running at once (the
+ *   trace may lack the switch out of the idle task).
+ */
+#ifndef IMB_MODEL_H
+#define IMB_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+#include "pelt.h"
+
+#define MODEL_MAX_CPUS 1024
+
+enum model_task_state {
+	MODEL_TASK_UNKNOWN = 0,	/* seen, but state not yet known */
+	MODEL_TASK_RUNNING,	/* current on its CPU */
+	MODEL_TASK_QUEUED,	/* runnable, waiting on its CPU */
+	MODEL_TASK_SLEEPING,	/* blocked */
+	MODEL_TASK_DEAD,	/* exited */
+};
+
+/* Per-signal accuracy of the engine against the kernel's own values. */
+#define MODEL_ERR_BUCKETS 2048
+struct model_err_hist {
+	uint64_t samples;
+	uint64_t max_abs;
+	uint32_t bucket[MODEL_ERR_BUCKETS + 1];	/* abs error; last = overflow */
+};
+
+enum model_signal { MODEL_SIG_UTIL, MODEL_SIG_RUNNABLE, MODEL_SIG_LOAD, MODEL_SIG__COUNT };
+
+struct model_task {
+	int32_t pid;
+	int32_t tgid;			/* 0: unknown, treat as pid */
+	char comm[IMB_COMM_LEN];
+	int prio;
+	int nice;
+	uint64_t cgroup;		/* cgroup id, 0 unknown */
+	int cpu;			/* current or last CPU, -1 unknown */
+	uint8_t state;			/* enum model_task_state */
+	bool has_runtime;		/* source gave sched_stat_runtime for it */
+	bool pelt_valid;		/* se averages have been initialised */
+	bool fair;			/* a CFS task (prio >= 100) */
+	bool exited;			/* sched_process_exit seen */
+
+	uint64_t first_ns;		/* first event naming the task */
+	uint64_t last_ns;		/* last event naming the task */
+	uint64_t state_ns;		/* when the current state began */
+	uint64_t runnable_since_ns;	/* start of the current runnable period */
+	uint64_t sleep_ns_total;	/* time known asleep */
+	uint64_t unknown_ns;		/* time before its state was known */
+
+	uint64_t run_ns;		/* CPU time (sched_stat_runtime, else switches) */
+	uint64_t switch_run_ns;		/* CPU time from switch intervals */
+	uint64_t runtime_ns;		/* sum of sched_stat_runtime */
+	uint64_t runnable_ns;		/* running + waiting */
+	uint32_t migrations;
+	uint64_t fair_ns;		/* fair CPU time, summed over windows (pipeline.c) */
+
+	/* current window */
+	uint64_t win_switch_run_ns, win_runtime_ns, win_runnable_ns;
+	uint64_t win_fair_ns;		/* fair CPU time in the window (pipeline.c) */
+	uint32_t win_migrations;
+	bool win_seen;
+
+	struct pelt_avg avg;		/* its sched_entity averages */
+	struct pelt_avg kavg;		/* kernel's values, last pelt_se event */
+	uint64_t kavg_ns;		/* 0: none */
+};
+
+struct model_cpu {
+	int cpu;
+	int32_t curr;			/* pid running, 0 idle, -1 unknown */
+	uint32_t nr_queued;		/* fair tasks queued incl. curr */
+	uint32_t nr_running;		/* all tasks queued incl. curr */
+	uint64_t weight;		/* sum of se weights (scaled down) of queued fair tasks */
+	uint32_t capacity;		/* 1024 unless known */
+	int64_t pelt_offset;		/* PELT clock - event clock */
+	bool fair_curr;			/* curr is a CFS task */
+	uint64_t idle_since_ns;		/* when curr became 0 */
+
+	struct pelt_cfs cfs;		/* engine root run queue */
+	struct imb_ev_pelt_cfs kcfs;	/* kernel's root values, last pelt_cfs */
+	uint64_t kcfs_ns;		/* 0: none */
+	uint64_t kvruntime;		/* kernel min/zero_vruntime, last seen */
+
+	uint64_t busy_ns, win_busy_ns;	/* time with a task running */
+	uint64_t last_ns;		/* last accounting instant */
+	uint64_t vclock;		/* model virtual clock (ns * 1024 / weight) */
+	uint64_t nr_running_area;	/* integral of nr_running dt (ns) for the window */
+};
+
+struct model_opts {
+	int nr_cpus;			/* 0: grow as CPUs appear */
+	uint32_t capacity[MODEL_MAX_CPUS];	/* 0 = 1024 */
+	size_t max_tasks;		/* bound on the task table (0 = 65536) */
+	enum pelt_version version;	/* kernel semantics to mirror */
+};
+
+struct model {
+	struct model_opts opts;
+	int nr_cpus;
+	struct model_cpu *cpus;		/* nr_cpus entries */
+
+	struct model_task *tasks;	/* dense array, nr_tasks used */
+	size_t nr_tasks, cap_tasks;
+	int32_t *hash;			/* open addressing: index+1 into tasks, 0 empty */
+	size_t hash_cap;
+
+	uint64_t t0_ns;			/* first event */
+	uint64_t now_ns;		/* last event */
+	uint64_t events;
+	uint64_t lost_events;
+	uint64_t evicted;		/* tasks dropped from a full table */
+	uint64_t kind_count[IMB_EV__COUNT];
+	uint64_t win_start_ns;
+	uint64_t win_events, win_lost;
+	bool has_runtime_events;
+	bool has_kernel_pelt;
+	uint64_t out_of_order;		/* events older than the previous one */
+
+	struct model_err_hist err_cpu[MODEL_SIG__COUNT];
+	struct model_err_hist err_task[MODEL_SIG__COUNT];
+};
+
+/**
+ * model_new - an empty model
+ *
+ * Returns a model the caller frees with model_free(), or NULL with errno.
+ */
+struct model *model_new(const struct model_opts *opts);
+
+/** model_free - free a model; accepts NULL */
+void model_free(struct model *m);
+
+/**
+ * model_event - apply one event
+ *
+ * Events must come in time order; an older one is counted in
+ * out_of_order and applied at the current time.  Returns 0, or -ENOMEM
+ * when a table could not grow.
+ */
+int model_event(struct model *m, const struct imb_event *ev);
+
+/**
+ * model_advance - account every CPU and task up to @now_ns
+ *
+ * Called at window ends and at the end of the stream.
+ */
+void model_advance(struct model *m, uint64_t now_ns);
+
+/** model_window_reset - start a new window at @now_ns */
+void model_window_reset(struct model *m, uint64_t now_ns);
+
+/** model_task_find - the task with @pid, or NULL */
+struct model_task *model_task_find(const struct model *m, int32_t pid);
+
+/**
+ * model_err_quantile - the q-quantile (0..1) of an error histogram
+ */
+uint64_t model_err_quantile(const struct model_err_hist *h, double q);
+
+/** model_task_run_ns - CPU time: sched_stat_runtime sum, else switch intervals */
+uint64_t model_task_run_ns(const struct model_task *t);
+
+/** model_task_wait_ns - runnable but not running */
+uint64_t model_task_wait_ns(const struct model_task *t);
+
+/** model_task_is_idle - pid 0 (the idle task) */
+static inline bool model_pid_is_idle(int32_t pid)
+{
+	return pid == 0;
+}
+
+#endif /* IMB_MODEL_H */

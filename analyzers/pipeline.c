@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pipeline.c - feed the model, close windows, run the analyzers, and
+ * build the whole-run summary (pipeline.h).
+ *
+ * Fair share is computed here because every report needs it: per window,
+ * the CPU time of the window (CPUs x length) is shared among the tasks that
+ * wanted it by weighted water-filling, so a task that sleeps is not owed
+ * time it did not ask for and a nice -5 task is owed about three times a
+ * nice 0 one.  A task's whole-run fair time is the sum over windows.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzers_table.h"
+#include "pipeline.h"
+
+struct pipeline {
+	struct analyzer_config cfg;
+	struct model *m;
+	pipeline_window_fn fn;
+	void *ctx;
+	void *state[ANALYZERS_MAX];
+	struct finding_list run_findings;	/* every finding, latest version */
+	bool started;
+	uint64_t win_start_ns;
+	uint64_t windows;
+	/* scratch for fairness, grown as needed */
+	uint64_t *demand, *weight, *fair;
+	size_t scratch_cap;
+};
+
+void pipeline_config_defaults(struct analyzer_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->window_ns = 1000000000ull;
+	cfg->unfairness_threshold = 0.10;
+	cfg->unfairness_min_ns = 5000000000ull;
+	cfg->imbalance_pct = 117;
+	cfg->overload_min_fraction = 0.5;
+	cfg->drift_threshold = 0.10;
+	cfg->migration_min = 10;
+	cfg->concentration_threshold = 0.5;
+	cfg->pingpong_ns = 100000000ull;
+	cfg->group_by = ANALYZER_GROUP_PROCESS;
+	cfg->nr_nodes = 1;
+}
+
+struct imb_finding *finding_list_add(struct finding_list *l, const struct imb_finding *f)
+{
+	if (l->nr == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct imb_finding *n = realloc(l->items, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		l->items = n;
+		l->cap = cap;
+	}
+	l->items[l->nr] = *f;
+	return &l->items[l->nr++];
+}
+
+struct pipeline *pipeline_new(const struct analyzer_config *cfg, const struct model_opts *mopts,
+			      pipeline_window_fn fn, void *ctx)
+{
+	struct pipeline *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	if (cfg)
+		p->cfg = *cfg;
+	else
+		pipeline_config_defaults(&p->cfg);
+	if (!p->cfg.window_ns)
+		p->cfg.window_ns = 1000000000ull;
+	p->fn = fn;
+	p->ctx = ctx;
+	p->m = model_new(mopts);
+	if (!p->m)
+		goto fail;
+	for (size_t i = 0; i < analyzers_count; i++) {
+		p->state[i] = analyzers[i]->create(&p->cfg);
+		if (!p->state[i])
+			goto fail;
+	}
+	return p;
+fail:
+	pipeline_free(p);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void pipeline_free(struct pipeline *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < analyzers_count; i++)
+		if (p->state[i])
+			analyzers[i]->destroy(p->state[i]);
+	model_free(p->m);
+	free(p->run_findings.items);
+	free(p->demand);
+	free(p->weight);
+	free(p->fair);
+	free(p);
+}
+
+const struct model *pipeline_model(const struct pipeline *p)
+{
+	return p->m;
+}
+
+const struct analyzer_config *pipeline_config(const struct pipeline *p)
+{
+	return &p->cfg;
+}
+
+struct fair_item {
+	double ratio;		/* demand / weight */
+	size_t idx;
+};
+
+static int fair_item_cmp(const void *a, const void *b)
+{
+	const struct fair_item *x = a, *y = b;
+
+	return x->ratio < y->ratio ? -1 : x->ratio > y->ratio;
+}
+
+void fairness_fill(const uint64_t *demand, const uint64_t *weight, uint64_t *fair, size_t n,
+		   uint64_t capacity)
+{
+	/*
+	 * Serve tasks in order of demand/weight: each whose demand is under
+	 * its weighted part of what is left gets all it asked for; once one
+	 * does not, every later one gets its weighted part (the water level).
+	 */
+	struct fair_item *it = malloc((n ? n : 1) * sizeof(*it));
+	double cap = (double)capacity, wsum = 0;
+
+	if (!it) {
+		for (size_t i = 0; i < n; i++)
+			fair[i] = demand[i];	/* no memory: demand-only shares */
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double w = (double)(weight[i] ? weight[i] : 1);
+
+		it[i].ratio = (double)demand[i] / w;
+		it[i].idx = i;
+		wsum += w;
+	}
+	qsort(it, n, sizeof(*it), fair_item_cmp);
+	for (size_t k = 0; k < n; k++) {
+		size_t i = it[k].idx;
+		double w = (double)(weight[i] ? weight[i] : 1);
+		double part = wsum > 0 ? cap * w / wsum : 0;
+
+		fair[i] = (double)demand[i] <= part ? demand[i] : (uint64_t)part;
+		cap -= (double)fair[i];
+		if (cap < 0)
+			cap = 0;
+		wsum -= w;
+	}
+	free(it);
+}
+
+static int scratch_grow(struct pipeline *p, size_t n)
+{
+	if (n <= p->scratch_cap)
+		return 0;
+	n = n * 2;
+	free(p->demand);
+	free(p->weight);
+	free(p->fair);
+	p->demand = malloc(n * sizeof(uint64_t));
+	p->weight = malloc(n * sizeof(uint64_t));
+	p->fair = malloc(n * sizeof(uint64_t));
+	if (!p->demand || !p->weight || !p->fair) {
+		p->scratch_cap = 0;
+		return -ENOMEM;
+	}
+	p->scratch_cap = n;
+	return 0;
+}
+
+/* Window fair share of every task that wanted CPU in it. */
+static int window_fairness(struct pipeline *p, uint64_t len_ns)
+{
+	struct model *m = p->m;
+	size_t n = 0;
+
+	if (scratch_grow(p, m->nr_tasks))
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nr_tasks; i++) {
+		struct model_task *t = &m->tasks[i];
+
+		t->win_fair_ns = 0;
+		if (!t->win_runnable_ns)
+			continue;
+		p->demand[n] = t->win_runnable_ns;
+		p->weight[n] = pelt_nice_to_weight(t->nice);
+		n++;
+	}
+	fairness_fill(p->demand, p->weight, p->fair, n, (uint64_t)m->nr_cpus * len_ns);
+	n = 0;
+	for (size_t i = 0; i < m->nr_tasks; i++) {
+		struct model_task *t = &m->tasks[i];
+
+		if (!t->win_runnable_ns)
+			continue;
+		t->win_fair_ns = p->fair[n++];
+		t->fair_ns += t->win_fair_ns;
+	}
+	return 0;
+}
+
+static void job_key(const struct analyzer_config *cfg, const struct model_task *t, char *key,
+		    size_t len, char *kind, size_t klen)
+{
+	if (cfg->group_by == ANALYZER_GROUP_COMM) {
+		snprintf(key, len, "comm:%s", t->comm);
+		snprintf(kind, klen, "comm");
+	} else if (cfg->group_by == ANALYZER_GROUP_CGROUP && t->cgroup) {
+		snprintf(key, len, "cgroup:%llu", (unsigned long long)t->cgroup);
+		snprintf(kind, klen, "cgroup");
+	} else {
+		snprintf(key, len, "process:%d", t->tgid ? t->tgid : t->pid);
+		snprintf(kind, klen, "process");
+	}
+}
+
+/*
+ * Jobs from task rows: unfairness over the tasks that were runnable the
+ * whole span (@full[i]), deviations over tasks with a fair share.
+ */
+static int jobs_build(const struct analyzer_config *cfg, const struct model *m,
+		      const struct model_task **src, const bool *full, struct imb_window *w)
+{
+	size_t cap = w->nr_tasks ? w->nr_tasks : 1;
+	struct imb_job_sample *jobs = calloc(cap, sizeof(*jobs));
+	double *sum_x = calloc(cap, sizeof(double)), *sum_x2 = calloc(cap, sizeof(double));
+	uint64_t *minr = calloc(cap, sizeof(uint64_t)), *maxr = calloc(cap, sizeof(uint64_t));
+	uint32_t *nfull = calloc(cap, sizeof(uint32_t)), *ndev = calloc(cap, sizeof(uint32_t));
+	size_t nj = 0;
+	int rc = 0;
+
+	(void)m;
+	if (!jobs || !sum_x || !sum_x2 || !minr || !maxr || !nfull || !ndev) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < w->nr_tasks; i++) {
+		const struct imb_task_sample *ts = &w->tasks[i];
+		char key[64], kind[12];
+		size_t j;
+
+		job_key(cfg, src[i], key, sizeof(key), kind, sizeof(kind));
+		for (j = 0; j < nj; j++)
+			if (!strcmp(jobs[j].key, key))
+				break;
+		if (j == nj) {
+			memcpy(jobs[j].key, key, sizeof(key));
+			memcpy(jobs[j].kind, kind, sizeof(kind));
+			minr[j] = UINT64_MAX;
+			nj++;
+		}
+		jobs[j].tasks++;
+		if (full[i]) {
+			nfull[j]++;
+			if (ts->run_ns < minr[j])
+				minr[j] = ts->run_ns;
+			if (ts->run_ns > maxr[j])
+				maxr[j] = ts->run_ns;
+		}
+		if (ts->fair_share > 0) {
+			double dev = fabs(ts->share - ts->fair_share) / ts->fair_share;
+			double x = ts->share / ts->fair_share;
+
+			ndev[j]++;
+			jobs[j].mean_deviation += dev;
+			if (dev > jobs[j].max_deviation)
+				jobs[j].max_deviation = dev;
+			sum_x[j] += x;
+			sum_x2[j] += x * x;
+		}
+	}
+	for (size_t j = 0; j < nj; j++) {
+		if (nfull[j] >= 2 && maxr[j] > 0)
+			jobs[j].unfairness = 1.0 - (double)minr[j] / (double)maxr[j];
+		if (ndev[j]) {
+			jobs[j].mean_deviation /= ndev[j];
+			jobs[j].jain_index = sum_x2[j] > 0 ?
+				sum_x[j] * sum_x[j] / ((double)ndev[j] * sum_x2[j]) : 1.0;
+		} else {
+			jobs[j].jain_index = 1.0;
+		}
+	}
+	w->jobs = jobs;
+	w->nr_jobs = nj;
+	jobs = NULL;
+out:
+	free(jobs);
+	free(sum_x);
+	free(sum_x2);
+	free(minr);
+	free(maxr);
+	free(nfull);
+	free(ndev);
+	return rc;
+}
+
+static void cpu_row(const struct model *m, const struct model_cpu *c, struct imb_cpu_sample *s,
+		    uint64_t win_len)
+{
+	memset(s, 0, sizeof(*s));
+	s->cpu = c->cpu;
+	s->util_avg = c->cfs.avg.util_avg;
+	s->runnable_avg = c->cfs.avg.runnable_avg;
+	s->load_avg = c->cfs.avg.load_avg;
+	s->nr_running = c->nr_running;
+	s->capacity = c->capacity;
+	s->busy_ns = c->win_busy_ns;
+	s->vruntime = c->kvruntime ? c->kvruntime : c->vclock;
+	if (c->kcfs_ns) {
+		s->kernel_util_avg = c->kcfs.util_avg;
+		s->kernel_runnable_avg = c->kcfs.runnable_avg;
+		s->kernel_load_avg = c->kcfs.load_avg;
+	} else {
+		s->kernel_util_avg = s->kernel_runnable_avg = s->kernel_load_avg = IMB_UNKNOWN;
+	}
+	(void)m;
+	(void)win_len;
+}
+
+static void task_row(const struct model_task *t, struct imb_task_sample *s, bool whole_run,
+		     uint64_t span_ns)
+{
+	memset(s, 0, sizeof(*s));
+	s->pid = t->pid;
+	s->tgid = t->tgid ? t->tgid : t->pid;
+	memcpy(s->comm, t->comm, IMB_COMM_LEN);
+	s->cpu = t->cpu;
+	s->nice = t->nice;
+	if (whole_run) {
+		s->run_ns = model_task_run_ns(t);
+		s->wait_ns = model_task_wait_ns(t);
+		s->migrations = t->migrations;
+		s->fair_share = span_ns ? (double)t->fair_ns / (double)span_ns : 0;
+	} else {
+		uint64_t run = t->has_runtime ? t->win_runtime_ns : t->win_switch_run_ns;
+
+		s->run_ns = run;
+		s->wait_ns = t->win_runnable_ns > run ? t->win_runnable_ns - run : 0;
+		s->migrations = t->win_migrations;
+		s->fair_share = span_ns ? (double)t->win_fair_ns / (double)span_ns : 0;
+	}
+	s->share = span_ns ? (double)s->run_ns / (double)span_ns : 0;
+	s->util_avg = t->avg.util_avg;
+	s->runnable_avg = t->avg.runnable_avg;
+	s->load_avg = t->avg.load_avg;
+}
+
+static void findings_merge(struct pipeline *p, const struct finding_list *l)
+{
+	for (size_t i = 0; i < l->nr; i++) {
+		const struct imb_finding *f = &l->items[i];
+		size_t j;
+
+		for (j = 0; j < p->run_findings.nr; j++)
+			if (p->run_findings.items[j].id == f->id)
+				break;
+		if (j < p->run_findings.nr)
+			p->run_findings.items[j] = *f;
+		else
+			finding_list_add(&p->run_findings, f);
+	}
+}
+
+/* Close the window [win_start, end). */
+static int window_close(struct pipeline *p, uint64_t end_ns)
+{
+	struct model *m = p->m;
+	uint64_t len = end_ns - p->win_start_ns;
+	struct imb_window *w;
+	const struct model_task **src = NULL;
+	bool *full = NULL;
+	struct finding_list out = { .next_id = 0 };
+	size_t n = 0;
+	int rc = -ENOMEM;
+
+	model_advance(m, end_ns);
+	if (window_fairness(p, len ? len : 1))
+		return -ENOMEM;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->t_start_ns = p->win_start_ns;
+	w->t_end_ns = end_ns;
+	w->events = m->win_events;
+	w->lost_events = m->win_lost;
+	w->nr_cpus = (size_t)m->nr_cpus;
+	w->cpus = calloc(w->nr_cpus ? w->nr_cpus : 1, sizeof(*w->cpus));
+	for (size_t i = 0; i < m->nr_tasks; i++)
+		n += m->tasks[i].win_seen;
+	w->tasks = calloc(n ? n : 1, sizeof(*w->tasks));
+	src = calloc(n ? n : 1, sizeof(*src));
+	full = calloc(n ? n : 1, sizeof(*full));
+	if (!w->cpus || !w->tasks || !src || !full)
+		goto out;
+	for (int i = 0; i < m->nr_cpus; i++)
+		cpu_row(m, &m->cpus[i], &w->cpus[i], len);
+	for (size_t i = 0; i < m->nr_tasks; i++) {
+		const struct model_task *t = &m->tasks[i];
+
+		if (!t->win_seen)
+			continue;
+		task_row(t, &w->tasks[w->nr_tasks], false, len);
+		src[w->nr_tasks] = t;
+		full[w->nr_tasks] = len && t->win_runnable_ns * 100 >= len * 95;
+		w->nr_tasks++;
+	}
+	if (jobs_build(&p->cfg, m, src, full, w))
+		goto out;
+	for (size_t i = 0; i < analyzers_count; i++)
+		analyzers[i]->window(p->state[i], m, w, &out);
+	findings_merge(p, &out);
+	w->findings = out.items;
+	w->nr_findings = out.nr;
+	out.items = NULL;
+	p->windows++;
+	model_window_reset(m, end_ns);
+	p->win_start_ns = end_ns;
+	if (p->fn) {
+		p->fn(w, p->ctx);
+		w = NULL;
+	}
+	rc = 0;
+out:
+	imb_window_free(w);
+	free(out.items);
+	free(src);
+	free(full);
+	return rc;
+}
+
+int pipeline_event(struct pipeline *p, const struct imb_event *ev)
+{
+	int rc;
+
+	if (!p->started) {
+		p->started = true;
+		p->win_start_ns = ev->ts_ns;
+	}
+	while (ev->ts_ns >= p->win_start_ns + p->cfg.window_ns) {
+		uint64_t end = p->win_start_ns + p->cfg.window_ns;
+
+		/* a long silence: skip empty windows, close one up to the event */
+		if (ev->ts_ns - p->win_start_ns > 64 * p->cfg.window_ns)
+			end = ev->ts_ns - (ev->ts_ns - p->win_start_ns) % p->cfg.window_ns;
+		rc = window_close(p, end);
+		if (rc)
+			return rc;
+	}
+	rc = model_event(p->m, ev);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < analyzers_count; i++)
+		if (analyzers[i]->event)
+			analyzers[i]->event(p->state[i], p->m, ev);
+	return 0;
+}
+
+int pipeline_flush(struct pipeline *p, uint64_t now_ns)
+{
+	if (!p->started || now_ns <= p->win_start_ns)
+		return 0;
+	return window_close(p, now_ns);
+}
+
+struct imb_window *pipeline_finish(struct pipeline *p)
+{
+	struct model *m = p->m;
+	struct imb_window *w;
+	const struct model_task **src;
+	bool *full;
+	uint64_t span, maxlife = 0;
+	struct finding_list out = { 0 };
+	size_t n = 0;
+
+	if (p->started && m->now_ns > p->win_start_ns && window_close(p, m->now_ns))
+		return NULL;
+	span = m->now_ns - m->t0_ns;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->t_start_ns = m->t0_ns;
+	w->t_end_ns = m->now_ns;
+	w->events = m->events;
+	w->lost_events = m->lost_events;
+	w->nr_cpus = (size_t)m->nr_cpus;
+	for (size_t i = 0; i < m->nr_tasks; i++)
+		n += m->tasks[i].runnable_ns || model_task_run_ns(&m->tasks[i]);
+	w->cpus = calloc(w->nr_cpus ? w->nr_cpus : 1, sizeof(*w->cpus));
+	w->tasks = calloc(n ? n : 1, sizeof(*w->tasks));
+	src = calloc(n ? n : 1, sizeof(*src));
+	full = calloc(n ? n : 1, sizeof(*full));
+	if (!w->cpus || !w->tasks || !src || !full)
+		goto fail;
+	for (int i = 0; i < m->nr_cpus; i++)
+		cpu_row(m, &m->cpus[i], &w->cpus[i], span);
+	for (size_t i = 0; i < m->nr_tasks; i++) {
+		const struct model_task *t = &m->tasks[i];
+
+		if (!t->runnable_ns && !model_task_run_ns(t))
+			continue;
+		task_row(t, &w->tasks[w->nr_tasks], true, span);
+		src[w->nr_tasks] = t;
+		w->nr_tasks++;
+	}
+	/*
+	 * "Runnable for the whole span": runnable at least 95 % of its own
+	 * observed life, and a life at least 90 % of the longest such life in
+	 * the run, so a job's short-lived helpers do not count.
+	 */
+	for (size_t i = 0; i < w->nr_tasks; i++) {
+		uint64_t life = src[i]->last_ns - src[i]->first_ns;
+
+		full[i] = life && src[i]->runnable_ns * 100 >= life * 95;
+		if (full[i] && life > maxlife)
+			maxlife = life;
+	}
+	for (size_t i = 0; i < w->nr_tasks; i++)
+		if (full[i] && (src[i]->last_ns - src[i]->first_ns) * 10 < maxlife * 9)
+			full[i] = false;
+	if (jobs_build(&p->cfg, m, src, full, w))
+		goto fail;
+	for (size_t i = 0; i < analyzers_count; i++)
+		if (analyzers[i]->finish)
+			analyzers[i]->finish(p->state[i], m, w, &out);
+	findings_merge(p, &out);
+	free(out.items);
+	w->findings = malloc((p->run_findings.nr ? p->run_findings.nr : 1) * sizeof(*w->findings));
+	if (!w->findings)
+		goto fail;
+	memcpy(w->findings, p->run_findings.items, p->run_findings.nr * sizeof(*w->findings));
+	w->nr_findings = p->run_findings.nr;
+	free(src);
+	free(full);
+	return w;
+fail:
+	free(src);
+	free(full);
+	imb_window_free(w);
+	errno = ENOMEM;
+	return NULL;
+}

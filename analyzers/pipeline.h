@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pipeline.h - events in, windows and a whole-run summary out.
+ *
+ * The pipeline owns the model and the analyzers.  Feed it events in time
+ * order; each time a window closes it builds a struct imb_window (CPU, task
+ * and job rows, then the analyzers' columns and findings) and hands it to
+ * the window callback.  At the end, pipeline_finish() returns the
+ * whole-run summary that `analyze` reports.  Live and offline use the same
+ * pipeline, so a finding seen live is reproduced from a recording.
+ */
+#ifndef IMB_PIPELINE_H
+#define IMB_PIPELINE_H
+
+#include "analyzer.h"
+#include "model.h"
+#include "window.h"
+
+struct pipeline;
+
+/* Receives each closed window; the callee owns it (imb_window_free()). */
+typedef void (*pipeline_window_fn)(struct imb_window *w, void *ctx);
+
+/** pipeline_config_defaults - fill @cfg with the default thresholds */
+void pipeline_config_defaults(struct analyzer_config *cfg);
+
+/**
+ * pipeline_new - a pipeline with a fresh model
+ * @cfg: thresholds (copied)
+ * @mopts: model options (copied)
+ * @fn, @ctx: window callback, may be NULL
+ *
+ * Returns a pipeline to free with pipeline_free(), or NULL with errno.
+ */
+struct pipeline *pipeline_new(const struct analyzer_config *cfg, const struct model_opts *mopts,
+			      pipeline_window_fn fn, void *ctx);
+
+/** pipeline_free - free it; accepts NULL */
+void pipeline_free(struct pipeline *p);
+
+/** pipeline_event - apply one event; closes the windows it passes. 0 or -errno */
+int pipeline_event(struct pipeline *p, const struct imb_event *ev);
+
+/**
+ * pipeline_flush - close the current window at @now_ns (live: on a timer
+ * when no event arrives)
+ */
+int pipeline_flush(struct pipeline *p, uint64_t now_ns);
+
+/**
+ * pipeline_finish - close the last window and build the whole-run summary
+ *
+ * Returns the summary window (whole span; tasks with their whole-run
+ * figures; jobs; CPUs at the end; every finding of the run); the caller
+ * frees it with imb_window_free().  NULL with errno on ENOMEM.
+ */
+struct imb_window *pipeline_finish(struct pipeline *p);
+
+/** pipeline_model - the model, read-only */
+const struct model *pipeline_model(const struct pipeline *p);
+
+/** pipeline_config - the thresholds in use */
+const struct analyzer_config *pipeline_config(const struct pipeline *p);
+
+/**
+ * fairness_fill - fair share by weighted water-filling
+ * @demand: per task, time it wanted a CPU (runnable time)
+ * @weight: per task, its load weight
+ * @fair: out, per task, what a fair scheduler would have given it
+ * @n: number of tasks
+ * @capacity: CPU time available (CPUs x span)
+ */
+void fairness_fill(const uint64_t *demand, const uint64_t *weight, uint64_t *fair, size_t n,
+		   uint64_t capacity);
+
+#endif /* IMB_PIPELINE_H */

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cli.h - the verbs of the command line and what they share.
+ */
+#ifndef IMB_CLI_H
+#define IMB_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyzers/analyzer.h"
+
+enum {
+	CLI_EXIT_OK = 0,
+	CLI_EXIT_FINDINGS = 1,
+	CLI_EXIT_USAGE = 2,
+	CLI_EXIT_NOKERNEL = 3,
+};
+
+struct cli_verb {
+	const char *name;
+	int (*main)(int argc, char **argv);	/* argv[0] is the verb */
+};
+
+extern const struct cli_verb cli_verbs[];
+
+int cmd_analyze(int argc, char **argv);
+
+/**
+ * cli_parse_ns - parse a duration with optional unit (ns, us, ms, s; bare
+ * number: @default_unit_ns) into nanoseconds; 0 or -EINVAL
+ */
+int cli_parse_ns(const char *s, uint64_t default_unit_ns, uint64_t *out);
+
+/** cli_parse_capacity - "1024,512" or "0-3:1024,4-7:512" into cfg; 0 or -EINVAL */
+int cli_parse_capacity(const char *s, uint32_t *cap, int max_cpus);
+
+#endif /* IMB_CLI_H */

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cmd_analyze.c - `imbalanced analyze FILE...`: offline analysis.
+ *
+ * Each file is analysed as its own run through the same pipeline the live
+ * daemon uses.  Every file is read before anything is printed, so a bad
+ * file gives one line on stderr, exit 2 and nothing on stdout.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzers/pipeline.h"
+#include "daemon/cli.h"
+#include "daemon/report.h"
+#include "daemon/source.h"
+#include "daemon/topology.h"
+
+struct analyze_opts {
+	bool json;
+	bool verbose, quiet;
+	const char *db;
+	const char *topology;
+	int fail_on;		/* -1: never */
+	unsigned int top;
+	struct analyzer_config cfg;
+	struct model_opts mopts;
+};
+
+static void analyze_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: imbalanced analyze [OPTIONS] FILE...\n"
+		"\n"
+		"Analyse scheduler recordings: trace.dat files (trace-cmd) or files in\n"
+		"the text event format ('-' reads text from standard input). Each file\n"
+		"is its own run.\n"
+		"\n"
+		"Options:\n"
+		"  --json                 one JSON document on stdout (several files: {\"runs\":[...]})\n"
+		"  --db FILE              also store the runs in this SQLite database\n"
+		"  --window MS            window length (default 1000 ms)\n"
+		"  --capacity LIST        CPU capacities: '1024,512' or '0-3:1024,4-7:512'\n"
+		"  --topology FILE        CPU topology (lines 'cpu N node M [llc L]')\n"
+		"  --group-by KIND        jobs by process (default), comm or cgroup\n"
+		"  --unfairness-threshold PCT   finding above this unfairness (default 10)\n"
+		"  --unfairness-min DURATION    ...sustained this long (default 5s)\n"
+		"  --imbalance-pct N      load balancer imbalance_pct (default 117)\n"
+		"  --drift-threshold PCT  vruntime rate difference finding (default 10)\n"
+		"  --pingpong DURATION    A->B->A within this is ping-pong (default 100ms)\n"
+		"  --fail-on SEVERITY     exit 1 when a finding reaches info|warning|critical\n"
+		"  --top N                tasks in the text report (default 20)\n"
+		"  --dump-events          write the events in the text format and exit\n"
+		"  -v, --verbose          more detail on stderr\n"
+		"  -q, --quiet            no warnings on stderr\n"
+		"  -h, --help             this help\n"
+		"\n"
+		"Durations take a unit: ns, us, ms, s (default as stated).\n"
+		"Exit status: 0 ok, 1 findings at or above --fail-on, 2 bad usage or input.\n");
+}
+
+enum {
+	OPT_JSON = 256, OPT_DB, OPT_WINDOW, OPT_CAPACITY, OPT_TOPOLOGY, OPT_GROUP_BY,
+	OPT_UNFAIR, OPT_UNFAIR_MIN, OPT_IMB_PCT, OPT_DRIFT, OPT_PINGPONG, OPT_FAIL_ON, OPT_TOP,
+	OPT_DUMP,
+};
+
+static const struct option analyze_longopts[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "db", required_argument, NULL, OPT_DB },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "capacity", required_argument, NULL, OPT_CAPACITY },
+	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
+	{ "group-by", required_argument, NULL, OPT_GROUP_BY },
+	{ "unfairness-threshold", required_argument, NULL, OPT_UNFAIR },
+	{ "unfairness-min", required_argument, NULL, OPT_UNFAIR_MIN },
+	{ "imbalance-pct", required_argument, NULL, OPT_IMB_PCT },
+	{ "drift-threshold", required_argument, NULL, OPT_DRIFT },
+	{ "pingpong", required_argument, NULL, OPT_PINGPONG },
+	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "dump-events", no_argument, NULL, OPT_DUMP },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_pct(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || v < 0 || v > 100)
+		return -EINVAL;
+	*out = v / 100.0;
+	return 0;
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	if (*s == '-')
+		return -EINVAL;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int bad_value(const char *opt, const char *val, const char *want)
+{
+	fprintf(stderr, "imbalanced: analyze: --%s '%s': %s\n", opt, val, want);
+	return CLI_EXIT_USAGE;
+}
+
+/* One run: its file, what the source said, and the pipeline's summary. */
+struct analyze_run {
+	const char *path;
+	struct source_info info;
+	struct pipeline *p;
+	struct imb_window *summary;
+};
+
+static int feed_event(const struct imb_event *ev, void *ctx)
+{
+	struct pipeline *p = ctx;
+
+	return pipeline_event(p, ev);
+}
+
+static int dump_event(const struct imb_event *ev, void *ctx)
+{
+	return report_dump_event(stdout, ev);
+}
+
+static bool file_is_text(const char *path)
+{
+	return !strcmp(path, "-") || source_text_sniff(path);
+}
+
+static int read_file(const char *path, imb_event_fn fn, void *ctx, struct source_info *info,
+		     char *err)
+{
+	if (file_is_text(path))
+		return source_text_read(path, fn, ctx, info, err);
+	return source_tracedat_read(path, fn, ctx, info, err);
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	struct analyze_opts o = { .fail_on = -1, .top = 20 };
+	struct analyze_run *runs = NULL;
+	struct report_run *rr = NULL;
+	bool dump = false;
+	int nruns, c, rc = CLI_EXIT_OK;
+	unsigned long v;
+	uint64_t ns;
+
+	pipeline_config_defaults(&o.cfg);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "vqh", analyze_longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_JSON:
+			o.json = true;
+			break;
+		case OPT_DB:
+			o.db = optarg;
+			break;
+		case OPT_WINDOW:
+			if (cli_parse_ns(optarg, 1000000, &ns) || ns < 1000000 ||
+			    ns > 3600000000000ull)
+				return bad_value("window", optarg, "want a duration from 1ms to 1h");
+			o.cfg.window_ns = ns;
+			break;
+		case OPT_CAPACITY:
+			if (cli_parse_capacity(optarg, o.mopts.capacity, MODEL_MAX_CPUS))
+				return bad_value("capacity", optarg,
+						 "want '1024,512' or '0-3:1024,4-7:512' (1..1024)");
+			break;
+		case OPT_TOPOLOGY:
+			o.topology = optarg;
+			break;
+		case OPT_GROUP_BY:
+			if (!strcmp(optarg, "process"))
+				o.cfg.group_by = ANALYZER_GROUP_PROCESS;
+			else if (!strcmp(optarg, "comm"))
+				o.cfg.group_by = ANALYZER_GROUP_COMM;
+			else if (!strcmp(optarg, "cgroup"))
+				o.cfg.group_by = ANALYZER_GROUP_CGROUP;
+			else
+				return bad_value("group-by", optarg, "want process, comm or cgroup");
+			break;
+		case OPT_UNFAIR:
+			if (parse_pct(optarg, &o.cfg.unfairness_threshold))
+				return bad_value("unfairness-threshold", optarg,
+						 "want a percentage 0..100");
+			break;
+		case OPT_UNFAIR_MIN:
+			if (cli_parse_ns(optarg, 1000000000ull, &o.cfg.unfairness_min_ns))
+				return bad_value("unfairness-min", optarg, "want a duration");
+			break;
+		case OPT_IMB_PCT:
+			if (parse_uint(optarg, 1000, &v) || v < 100)
+				return bad_value("imbalance-pct", optarg, "want 100..1000");
+			o.cfg.imbalance_pct = (unsigned int)v;
+			break;
+		case OPT_DRIFT:
+			if (parse_pct(optarg, &o.cfg.drift_threshold))
+				return bad_value("drift-threshold", optarg, "want a percentage 0..100");
+			break;
+		case OPT_PINGPONG:
+			if (cli_parse_ns(optarg, 1000000, &o.cfg.pingpong_ns))
+				return bad_value("pingpong", optarg, "want a duration");
+			break;
+		case OPT_FAIL_ON:
+			o.fail_on = imb_severity_parse(optarg);
+			if (o.fail_on < 0)
+				return bad_value("fail-on", optarg, "want info, warning or critical");
+			break;
+		case OPT_TOP:
+			if (parse_uint(optarg, 100000, &v))
+				return bad_value("top", optarg, "want 0..100000");
+			o.top = (unsigned int)v;
+			break;
+		case OPT_DUMP:
+			dump = true;
+			break;
+		case 'v':
+			o.verbose = true;
+			break;
+		case 'q':
+			o.quiet = true;
+			break;
+		case 'h':
+			analyze_usage(stdout);
+			return CLI_EXIT_OK;
+		default:
+			analyze_usage(stderr);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	nruns = argc - optind;
+	if (nruns <= 0) {
+		fprintf(stderr, "imbalanced: analyze: no input file (try 'imbalanced analyze --help')\n");
+		return CLI_EXIT_USAGE;
+	}
+	if (o.topology) {
+		char err[SOURCE_ERR_LEN];
+
+		if (topology_load(o.topology, &o.cfg, err)) {
+			fprintf(stderr, "imbalanced: %s: %s\n", o.topology, err);
+			return CLI_EXIT_USAGE;
+		}
+	}
+
+	if (dump) {
+		for (int i = 0; i < nruns; i++) {
+			struct source_info info = { 0 };
+			char err[SOURCE_ERR_LEN] = "";
+			const char *path = argv[optind + i];
+			int r;
+
+			report_dump_header(stdout);
+			r = read_file(path, dump_event, NULL, &info, err);
+			if (r) {
+				fprintf(stderr, "imbalanced: %s: %s\n", path, err[0] ? err : strerror(-r));
+				return CLI_EXIT_USAGE;
+			}
+			if (info.warning[0] && !o.quiet)
+				fprintf(stderr, "imbalanced: %s: warning: %s\n", path, info.warning);
+		}
+		return fflush(stdout) ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+	}
+
+	runs = calloc((size_t)nruns, sizeof(*runs));
+	if (!runs) {
+		fprintf(stderr, "imbalanced: analyze: out of memory\n");
+		return CLI_EXIT_USAGE;
+	}
+	for (int i = 0; i < nruns; i++) {
+		struct analyze_run *r = &runs[i];
+		char err[SOURCE_ERR_LEN] = "";
+		int e;
+
+		r->path = argv[optind + i];
+		r->p = pipeline_new(&o.cfg, &o.mopts, NULL, NULL);
+		if (!r->p) {
+			fprintf(stderr, "imbalanced: %s: out of memory\n", r->path);
+			rc = CLI_EXIT_USAGE;
+			goto out;
+		}
+		e = read_file(r->path, feed_event, r->p, &r->info, err);
+		if (e) {
+			fprintf(stderr, "imbalanced: %s: %s\n", r->path, err[0] ? err : strerror(-e));
+			rc = CLI_EXIT_USAGE;
+			goto out;
+		}
+		if (r->info.warning[0] && !o.quiet)
+			fprintf(stderr, "imbalanced: %s: warning: %s\n", r->path, r->info.warning);
+		r->summary = pipeline_finish(r->p);
+		if (!r->summary) {
+			fprintf(stderr, "imbalanced: %s: out of memory\n", r->path);
+			rc = CLI_EXIT_USAGE;
+			goto out;
+		}
+	}
+
+	rr = calloc((size_t)nruns, sizeof(*rr));
+	if (!rr) {
+		fprintf(stderr, "imbalanced: analyze: out of memory\n");
+		rc = CLI_EXIT_USAGE;
+		goto out;
+	}
+	for (int i = 0; i < nruns; i++) {
+		rr[i] = (struct report_run){
+			.path = runs[i].path,
+			.info = &runs[i].info,
+			.model = pipeline_model(runs[i].p),
+			.cfg = pipeline_config(runs[i].p),
+			.summary = runs[i].summary,
+		};
+		if (o.fail_on >= 0)
+			for (size_t f = 0; f < runs[i].summary->nr_findings; f++)
+				if (runs[i].summary->findings[f].severity >= o.fail_on)
+					rc = CLI_EXIT_FINDINGS;
+	}
+	if (o.json) {
+		int e = report_json(stdout, rr, (size_t)nruns);
+
+		if (e) {
+			fprintf(stderr, "imbalanced: analyze: writing the report: %s\n", strerror(-e));
+			rc = CLI_EXIT_USAGE;
+			goto out;
+		}
+	} else {
+		for (int i = 0; i < nruns; i++)
+			report_text(stdout, &rr[i], o.top, o.verbose);
+	}
+	if (fflush(stdout)) {
+		fprintf(stderr, "imbalanced: analyze: writing the report: %s\n", strerror(errno));
+		rc = CLI_EXIT_USAGE;
+	}
+out:
+	for (int i = 0; i < nruns; i++) {
+		imb_window_free(runs[i].summary);
+		pipeline_free(runs[i].p);
+	}
+	free(runs);
+	free(rr);
+	return rc;
+}

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * report.c - the `analyze` report: readable text or one JSON document
+ * (keys of INTERFACES.md), and the text event dump (report.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzers/event_text.h"
+#include "daemon/json.h"
+#include "daemon/report.h"
+
+static double ratio(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : NAN;
+}
+
+static void kv_kernel(struct json *j, const char *key, uint64_t v)
+{
+	if (v == IMB_UNKNOWN)
+		json_kv_null(j, key);
+	else
+		json_kv_uint(j, key, v);
+}
+
+static const char *const sig_names[MODEL_SIG__COUNT] = {
+	[MODEL_SIG_UTIL] = "util_avg",
+	[MODEL_SIG_RUNNABLE] = "runnable_avg",
+	[MODEL_SIG_LOAD] = "load_avg",
+};
+
+static void json_err_hists(struct json *j, const char *key, const struct model_err_hist *h)
+{
+	json_key(j, key);
+	json_object_begin(j);
+	for (int s = 0; s < MODEL_SIG__COUNT; s++) {
+		json_key(j, sig_names[s]);
+		json_object_begin(j);
+		json_kv_uint(j, "median_abs_err", model_err_quantile(&h[s], 0.5));
+		json_kv_uint(j, "p95_abs_err", model_err_quantile(&h[s], 0.95));
+		json_kv_uint(j, "max_abs_err", h[s].max_abs);
+		json_kv_uint(j, "samples", h[s].samples);
+		json_object_end(j);
+	}
+	json_object_end(j);
+}
+
+static void json_run(struct json *j, const struct report_run *r)
+{
+	const struct imb_window *w = r->summary;
+	const struct model *m = r->model;
+	uint64_t span = w->t_end_ns - w->t_start_ns, sched_avg = 0;
+
+	json_object_begin(j);
+	json_key(j, "source");
+	json_object_begin(j);
+	json_key(j, "files");
+	json_array_begin(j);
+	json_str(j, r->path);
+	json_array_end(j);
+	json_kv_str(j, "format", r->info->format);
+	json_kv_str(j, "clock", r->info->clock);
+	json_kv_int(j, "nr_cpus", r->info->nr_cpus ? r->info->nr_cpus : m->nr_cpus);
+	json_kv_bool(j, "truncated", r->info->truncated);
+	json_object_end(j);
+	json_kv_uint(j, "span_ns", span);
+	json_kv_uint(j, "t_start_ns", w->t_start_ns);
+	json_kv_uint(j, "t_end_ns", w->t_end_ns);
+	json_kv_uint(j, "events", m->events);
+	json_kv_uint(j, "lost_events", m->lost_events);
+	json_kv_bool(j, "truncated", r->info->truncated);
+	json_kv_uint(j, "out_of_order_events", m->out_of_order);
+	json_key(j, "event_counts");
+	json_object_begin(j);
+	for (unsigned int k = 1; k < IMB_EV__COUNT; k++)
+		if (m->kind_count[k])
+			json_kv_uint(j, imb_ev_kind_name(k), m->kind_count[k]);
+	json_object_end(j);
+	json_kv_str(j, "run_time_source",
+		    m->has_runtime_events ? "sched_stat_runtime" : "sched_switch");
+
+	json_key(j, "tasks");
+	json_array_begin(j);
+	for (size_t i = 0; i < w->nr_tasks; i++) {
+		const struct imb_task_sample *t = &w->tasks[i];
+
+		json_object_begin(j);
+		json_kv_int(j, "pid", t->pid);
+		json_kv_int(j, "tgid", t->tgid);
+		json_key(j, "comm");
+		json_strn(j, t->comm, IMB_COMM_LEN);
+		json_kv_int(j, "nice", t->nice);
+		json_kv_int(j, "cpu", t->cpu);
+		json_kv_uint(j, "run_ns", t->run_ns);
+		json_kv_uint(j, "wait_ns", t->wait_ns);
+		json_kv_uint(j, "migrations", t->migrations);
+		json_kv_double(j, "share", t->share);
+		json_kv_double(j, "fair_share", t->fair_share);
+		json_kv_uint(j, "util_avg", t->util_avg);
+		json_kv_uint(j, "runnable_avg", t->runnable_avg);
+		json_kv_uint(j, "load_avg", t->load_avg);
+		json_object_end(j);
+	}
+	json_array_end(j);
+
+	json_key(j, "jobs");
+	json_array_begin(j);
+	for (size_t i = 0; i < w->nr_jobs; i++) {
+		const struct imb_job_sample *jb = &w->jobs[i];
+
+		json_object_begin(j);
+		json_kv_str(j, "key", jb->key);
+		json_kv_str(j, "kind", jb->kind);
+		json_kv_uint(j, "tasks", jb->tasks);
+		json_kv_double(j, "unfairness", jb->unfairness);
+		json_kv_double(j, "mean_deviation", jb->mean_deviation);
+		json_kv_double(j, "max_deviation", jb->max_deviation);
+		json_kv_double(j, "jain_index", jb->jain_index);
+		json_object_end(j);
+	}
+	json_array_end(j);
+
+	json_key(j, "cpus");
+	json_array_begin(j);
+	for (size_t i = 0; i < w->nr_cpus; i++) {
+		const struct imb_cpu_sample *c = &w->cpus[i];
+
+		sched_avg += c->util_avg;
+		json_object_begin(j);
+		json_kv_int(j, "cpu", c->cpu);
+		json_kv_uint(j, "util_avg", c->util_avg);
+		json_kv_uint(j, "runnable_avg", c->runnable_avg);
+		json_kv_uint(j, "load_avg", c->load_avg);
+		json_kv_uint(j, "nr_running", c->nr_running);
+		json_kv_uint(j, "capacity", c->capacity);
+		json_kv_double(j, "overloaded_fraction", c->overloaded_fraction);
+		json_kv_str(j, "group_type", imb_group_type_name(c->group_type));
+		json_kv_str(j, "group_type_scaled", imb_group_type_name(c->group_type_scaled));
+		json_kv_double(j, "busy_fraction", ratio(c->busy_ns, span));
+		json_kv_double(j, "runnable_util_ratio", ratio(c->runnable_avg, c->util_avg));
+		json_kv_double(j, "load_util_ratio", ratio(c->load_avg, c->util_avg));
+		kv_kernel(j, "kernel_util_avg", c->kernel_util_avg);
+		kv_kernel(j, "kernel_runnable_avg", c->kernel_runnable_avg);
+		kv_kernel(j, "kernel_load_avg", c->kernel_load_avg);
+		json_kv_uint(j, "vruntime", c->vruntime);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_kv_uint(j, "sched_avg", sched_avg);
+
+	json_key(j, "pelt");
+	json_object_begin(j);
+	json_kv_bool(j, "kernel_reference", m->has_kernel_pelt);
+	json_err_hists(j, "signals", m->err_cpu);
+	json_err_hists(j, "task_signals", m->err_task);
+	json_object_end(j);
+
+	json_key(j, "findings");
+	json_array_begin(j);
+	for (size_t i = 0; i < w->nr_findings; i++) {
+		const struct imb_finding *x = &w->findings[i];
+
+		json_object_begin(j);
+		json_kv_str(j, "kind", x->kind);
+		json_kv_str(j, "severity", imb_severity_name(x->severity));
+		json_kv_uint(j, "t_start_ns", x->t_start_ns);
+		json_kv_uint(j, "t_end_ns", x->t_end_ns);
+		json_kv_str(j, "subject", x->subject);
+		json_kv_double(j, "value", x->value);
+		json_kv_double(j, "threshold", x->threshold);
+		json_kv_str(j, "summary", x->summary);
+		json_kv_raw(j, "evidence", x->evidence[0] ? x->evidence : "{}");
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+}
+
+int report_json(FILE *f, const struct report_run *runs, size_t n)
+{
+	struct json j;
+	size_t len;
+	char *text;
+
+	json_init(&j);
+	if (n > 1) {
+		json_object_begin(&j);
+		json_key(&j, "runs");
+		json_array_begin(&j);
+	}
+	for (size_t i = 0; i < n; i++)
+		json_run(&j, &runs[i]);
+	if (n > 1) {
+		json_array_end(&j);
+		json_object_end(&j);
+	}
+	text = json_steal(&j, &len);
+	if (!text)
+		return -ENOMEM;
+	if (fwrite(text, 1, len, f) != len || fputc('\n', f) == EOF) {
+		free(text);
+		return -EIO;
+	}
+	free(text);
+	return 0;
+}
+
+static int task_cmp_run(const void *a, const void *b)
+{
+	const struct imb_task_sample *x = *(const struct imb_task_sample *const *)a;
+	const struct imb_task_sample *y = *(const struct imb_task_sample *const *)b;
+
+	return x->run_ns < y->run_ns ? 1 : x->run_ns > y->run_ns ? -1 : 0;
+}
+
+void report_text(FILE *f, const struct report_run *r, unsigned int top, bool verbose)
+{
+	const struct imb_window *w = r->summary;
+	const struct model *m = r->model;
+	uint64_t span = w->t_end_ns - w->t_start_ns;
+	const struct imb_task_sample **order;
+
+	fprintf(f, "%s: %s, clock %s, %zu CPUs, %.3f s, %" PRIu64 " events, %" PRIu64
+		" lost%s\n", r->path, r->info->format, r->info->clock[0] ? r->info->clock : "?",
+		w->nr_cpus, (double)span / 1e9, m->events, m->lost_events,
+		r->info->truncated ? " (TRUNCATED)" : "");
+	fprintf(f, "CPU time from %s\n\n", m->has_runtime_events ? "sched_stat_runtime" :
+		"sched_switch intervals");
+
+	fprintf(f, "%-4s %6s %9s %8s %4s %6s %-12s %9s\n", "CPU", "busy%", "util_avg",
+		"runnable", "nr", "load", "group_type", "overload%");
+	for (size_t i = 0; i < w->nr_cpus; i++) {
+		const struct imb_cpu_sample *c = &w->cpus[i];
+
+		fprintf(f, "%-4d %6.1f %9" PRIu64 " %8" PRIu64 " %4u %6" PRIu64 " %-12s %9.1f\n",
+			c->cpu, 100.0 * ratio(c->busy_ns, span), c->util_avg, c->runnable_avg,
+			c->nr_running, c->load_avg, imb_group_type_name(c->group_type),
+			100.0 * c->overloaded_fraction);
+	}
+
+	order = malloc((w->nr_tasks ? w->nr_tasks : 1) * sizeof(*order));
+	if (order) {
+		for (size_t i = 0; i < w->nr_tasks; i++)
+			order[i] = &w->tasks[i];
+		qsort(order, w->nr_tasks, sizeof(*order), task_cmp_run);
+		fprintf(f, "\n%-8s %-8s %-16s %10s %10s %6s %7s %7s %5s\n", "PID", "TGID", "COMM",
+			"run_ms", "wait_ms", "migr", "share%", "fair%", "util");
+		for (size_t i = 0; i < w->nr_tasks && i < top; i++) {
+			const struct imb_task_sample *t = order[i];
+
+			fprintf(f, "%-8d %-8d %-16s %10.1f %10.1f %6u %7.1f %7.1f %5" PRIu64 "\n",
+				t->pid, t->tgid, t->comm, (double)t->run_ns / 1e6,
+				(double)t->wait_ns / 1e6, t->migrations, 100.0 * t->share,
+				100.0 * t->fair_share, t->util_avg);
+		}
+		if (w->nr_tasks > top)
+			fprintf(f, "(%zu more tasks; --top N or --json for all)\n", w->nr_tasks - top);
+		free(order);
+	}
+
+	fprintf(f, "\n%-24s %-8s %5s %11s %9s %9s %6s\n", "JOB", "KIND", "tasks", "unfairness%",
+		"mean_dev%", "max_dev%", "jain");
+	for (size_t i = 0; i < w->nr_jobs; i++) {
+		const struct imb_job_sample *j = &w->jobs[i];
+
+		if (j->tasks < 2 && !verbose)
+			continue;
+		fprintf(f, "%-24s %-8s %5u %11.1f %9.1f %9.1f %6.3f\n", j->key, j->kind, j->tasks,
+			100.0 * j->unfairness, 100.0 * j->mean_deviation, 100.0 * j->max_deviation,
+			j->jain_index);
+	}
+
+	if (m->has_kernel_pelt) {
+		fprintf(f, "\nPELT engine vs kernel (abs error, 1024 = full CPU):\n");
+		for (int s = 0; s < MODEL_SIG__COUNT; s++)
+			fprintf(f, "  cpu  %-13s median %" PRIu64 "  p95 %" PRIu64 "  max %" PRIu64
+				"  (%" PRIu64 " samples)\n", sig_names[s],
+				model_err_quantile(&m->err_cpu[s], 0.5),
+				model_err_quantile(&m->err_cpu[s], 0.95), m->err_cpu[s].max_abs,
+				m->err_cpu[s].samples);
+		for (int s = 0; s < MODEL_SIG__COUNT; s++)
+			fprintf(f, "  task %-13s median %" PRIu64 "  p95 %" PRIu64 "  max %" PRIu64
+				"  (%" PRIu64 " samples)\n", sig_names[s],
+				model_err_quantile(&m->err_task[s], 0.5),
+				model_err_quantile(&m->err_task[s], 0.95), m->err_task[s].max_abs,
+				m->err_task[s].samples);
+	}
+
+	fprintf(f, "\nFindings: %zu\n", w->nr_findings);
+	for (size_t i = 0; i < w->nr_findings; i++) {
+		const struct imb_finding *x = &w->findings[i];
+
+		fprintf(f, "  [%s] %s %s: %s\n", imb_severity_name(x->severity), x->kind,
+			x->subject, x->summary);
+		if (verbose && x->evidence[0])
+			fprintf(f, "      evidence: %s\n", x->evidence);
+	}
+	fputc('\n', f);
+}
+
+void report_dump_header(FILE *f)
+{
+	fprintf(f, "%s\n", event_text_header());
+}
+
+int report_dump_event(FILE *f, const struct imb_event *ev)
+{
+	char line[1024];
+	int n = event_text_format(ev, line, sizeof(line));
+
+	if (n < 0)
+		return n;
+	if (fputs(line, f) == EOF || fputc('\n', f) == EOF)
+		return -EIO;
+	return 0;
+}
