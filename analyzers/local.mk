@@ -5,3 +5,14 @@ noinst_LIBRARIES += analyzers/libimbcore.a
 analyzers_libimbcore_a_SOURCES = \
 	analyzers/event.h analyzers/event.c \
 	analyzers/window.h analyzers/window.c
+
+# --- PELT engine (kernel-exact integer PELT) ---
+analyzers_libimbcore_a_SOURCES += analyzers/pelt.h analyzers/pelt.c
+# --- end PELT engine ---
+
+# --- model, pipeline and the analyzer table (integrator) ---
+analyzers_libimbcore_a_SOURCES += \
+	analyzers/model.h analyzers/model.c \
+	analyzers/analyzer.h analyzers/analyzers_table.h analyzers/analyzers_table.c \
+	analyzers/pipeline.h analyzers/pipeline.c
+# --- end model and pipeline ---

@@ -79,6 +79,8 @@ static int cpu_grow(struct model *m, int cpu)
 		c[i].last_ns = m->now_ns;
 		c[i].idle_since_ns = m->now_ns;
 		pelt_cfs_init(&c[i].cfs);
+		c[i].cfs.version = m->opts.pelt_version ? (enum pelt_version)(m->opts.pelt_version - 1)
+							: PELT_VERSION_DEFAULT;
 	}
 	m->cpus = c;
 	m->nr_cpus = n;
@@ -312,9 +314,17 @@ static void task_pelt_attach(struct model *m, struct model_task *t, uint64_t ts,
 	if (!t->fair)
 		return;
 	if (!t->pelt_valid) {
-		memset(&t->avg, 0, sizeof(t->avg));
-		if (fresh)
+		/*
+		 * A new task starts heavy with half the spare capacity as its
+		 * util (the kernel's post_init); one first seen mid-trace has
+		 * an unknown past and starts from zero (warm-up: ~345 ms).
+		 */
+		if (fresh) {
+			pelt_init(&t->avg, task_weight(t));
 			pelt_post_init(&t->avg, task_weight(t), &c->cfs, c->capacity);
+		} else {
+			memset(&t->avg, 0, sizeof(t->avg));
+		}
 		t->pelt_valid = true;
 	}
 	pelt_attach(&c->cfs, &t->avg, task_weight(t));

@@ -114,7 +114,7 @@ struct model_opts {
 	int nr_cpus;			/* 0: grow as CPUs appear */
 	uint32_t capacity[MODEL_MAX_CPUS];	/* 0 = 1024 */
 	size_t max_tasks;		/* bound on the task table (0 = 65536) */
-	enum pelt_version version;	/* kernel semantics to mirror */
+	int pelt_version;		/* enum pelt_version + 1; 0: PELT_VERSION_DEFAULT */
 };
 
 struct model {

@@ -23,3 +23,19 @@ tests_test_json_SOURCES = tests/test_json.c
 tests_test_json_LDADD = $(IMB_SINK_LIBS)
 TESTS += tests/test_json
 # --- end sinks tests ---
+
+# --- PELT engine tests ---
+check_PROGRAMS += tests/test_pelt
+tests_test_pelt_SOURCES = tests/test_pelt.c tests/tap.h
+tests_test_pelt_LDADD = $(IMB_TEST_LIBS)
+TESTS += tests/test_pelt tests/bench-pelt-engine.t
+dist_check_SCRIPTS += tests/bench-pelt-engine.t
+EXTRA_DIST += tests/pelt-reference.py
+# --- end PELT engine tests ---
+
+# --- model and pipeline tests (integrator) ---
+check_PROGRAMS += tests/test_model
+tests_test_model_SOURCES = tests/test_model.c tests/tap.h
+tests_test_model_LDADD = $(IMB_TEST_LIBS)
+TESTS += tests/test_model
+# --- end model and pipeline tests ---
