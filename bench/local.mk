@@ -4,3 +4,9 @@
 # --- big-trace recorder (not run by make; writes where it is told) ---
 EXTRA_DIST += bench/record-big-trace.sh
 # --- end big-trace recorder ---
+
+# --- PELT engine throughput (entity updates per second) ---
+check_PROGRAMS += bench/pelt-engine
+bench_pelt_engine_SOURCES = bench/pelt-engine.c
+bench_pelt_engine_LDADD = analyzers/libimbcore.a
+# --- end PELT engine throughput ---
