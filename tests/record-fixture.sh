@@ -28,8 +28,10 @@
 # pid->tgid map - and `trace-cmd report` has no tgid option).  A reader
 # that needs pid->tgid must get it from the events: sched_process_fork (parent_pid/child_pid; a thread's tgid
 # is its creator's tgid when it was created with CLONE_THREAD, which the
-# event does not say) or from the ground-truth file (hogs prints "pid").
-# record-tgid is still turned on so that a live `trace` read shows tgids.
+# event does not say).  So this script also saves the kernel's map as
+# NAME.tgids ("pid tgid" lines, the saved_tgids format), which
+# `imbalanced analyze NAME.dat` picks up by itself to group threads into
+# processes.
 #
 # Exit status: 0 ok, 1 recording failed (including overruns), 2 bad usage.
 
@@ -145,6 +147,7 @@ for d in "$T"/per_cpu/cpu*; do
 done
 [ "$lost" = 0 ] || die "events were lost; $dat not written"
 
+cp "$T/saved_tgids" "$name.tgids" || die "cannot save $T/saved_tgids"
 "$TRACE_CMD" extract -o "$dat" >/dev/null 2>"$saved/extract.err" || {
 	cat "$saved/extract.err" >&2
 	die "trace-cmd extract failed"
