@@ -6,7 +6,23 @@
 # one go: add daemon/libimbsink.a $(IMB_SINK_LIBS) to a program's LDADD.
 noinst_LIBRARIES += daemon/libimbsink.a
 daemon_libimbsink_a_SOURCES = \
-	daemon/json.h daemon/json.c
-daemon_libimbsink_a_CFLAGS = $(AM_CFLAGS)
-IMB_SINK_LIBS = daemon/libimbsink.a analyzers/libimbcore.a -lm
+	daemon/json.h daemon/json.c \
+	daemon/store.h daemon/store.c
+daemon_libimbsink_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(MHD_CFLAGS)
+IMB_SINK_LIBS = daemon/libimbsink.a analyzers/libimbcore.a $(SQLITE_LIBS) $(MHD_LIBS) -lpthread -lm
 # --- end sinks ---
+
+# --- live BPF source and host probe (owner: bpf) ---
+# daemon/libimbbpf.a: the BPF loader (the only user of <bpf/libbpf.h> and the
+# skeleton) and hostinfo (`imbalanced check`).  Link with $(IMB_BPF_LIBS).
+noinst_LIBRARIES += daemon/libimbbpf.a
+daemon_libimbbpf_a_SOURCES = \
+	daemon/source_bpf.h daemon/source_bpf.c \
+	daemon/hostinfo.h daemon/hostinfo.c
+nodist_daemon_libimbbpf_a_SOURCES = bpf/imbalance.skel.h
+daemon_libimbbpf_a_CPPFLAGS = $(AM_CPPFLAGS) $(LIBBPF_CFLAGS)
+daemon_libimbbpf_a_CFLAGS = $(AM_CFLAGS)
+# The skeleton is generated: make it before the loader compiles.
+daemon/libimbbpf_a-source_bpf.$(OBJEXT): bpf/imbalance.skel.h
+IMB_BPF_LIBS = daemon/libimbbpf.a analyzers/libimbcore.a $(LIBBPF_LIBS)
+# --- end live BPF source ---

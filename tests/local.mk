@@ -22,6 +22,11 @@ check_PROGRAMS += tests/test_json
 tests_test_json_SOURCES = tests/test_json.c
 tests_test_json_LDADD = $(IMB_SINK_LIBS)
 TESTS += tests/test_json
+check_PROGRAMS += tests/test_store
+tests_test_store_SOURCES = tests/test_store.c
+tests_test_store_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+tests_test_store_LDADD = $(IMB_SINK_LIBS)
+TESTS += tests/test_store
 # --- end sinks tests ---
 
 # --- PELT engine tests ---
@@ -39,3 +44,12 @@ tests_test_model_SOURCES = tests/test_model.c tests/tap.h
 tests_test_model_LDADD = $(IMB_TEST_LIBS)
 TESTS += tests/test_model
 # --- end model and pipeline tests ---
+
+# --- live BPF source and host probe (owner: bpf) ---
+check_PROGRAMS += tests/test_source_bpf tests/test_hostinfo
+TESTS += tests/test_source_bpf tests/test_hostinfo
+tests_test_source_bpf_SOURCES = tests/test_source_bpf.c
+tests_test_source_bpf_LDADD = $(IMB_BPF_LIBS) -lpthread
+tests_test_hostinfo_SOURCES = tests/test_hostinfo.c
+tests_test_hostinfo_LDADD = $(IMB_BPF_LIBS)
+# --- end live BPF source ---

@@ -1,0 +1,1177 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * store.c - the SQLite store (see store.h for the contract).
+ *
+ * Writer: WAL, synchronous=NORMAL (a crash loses at most the last commits,
+ * never consistency), one BEGIN IMMEDIATE per window, every statement
+ * prepared once at open and reset after use.  Schema steps live in
+ * migrations[]; each runs with its user_version bump in one transaction.
+ * Downsampling runs as minutes complete; purging deletes at most
+ * purge_batch rows per table per commit.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+#define NS_PER_MIN	60000000000LL
+#define NS_PER_DAY	86400000000000LL
+#define DOWNSAMPLE_MAX_MINUTES 10	/* per commit, to catch up gradually */
+
+/* ---- schema ---- */
+
+static const char *const migrations[] = {
+	/* 0 -> 1: the core tables of INTERFACES.md, jobs and alerts */
+	"CREATE TABLE runs(id INTEGER PRIMARY KEY, started_ns INTEGER NOT NULL,"
+	" source TEXT, host TEXT, kernel TEXT, nr_cpus INTEGER, window_ns INTEGER);"
+	"CREATE TABLE cpu_samples(run_id INTEGER NOT NULL, t_ns INTEGER NOT NULL,"
+	" cpu INTEGER NOT NULL, util_avg INTEGER, runnable_avg INTEGER, load_avg INTEGER,"
+	" nr_running INTEGER, capacity INTEGER, group_type INTEGER,"
+	" kernel_util_avg INTEGER, kernel_runnable_avg INTEGER, kernel_load_avg INTEGER,"
+	" vruntime INTEGER);"
+	"CREATE INDEX cpu_samples_t ON cpu_samples(run_id, t_ns);"
+	"CREATE TABLE task_samples(run_id INTEGER NOT NULL, t_ns INTEGER NOT NULL,"
+	" pid INTEGER, tgid INTEGER, comm TEXT, cpu INTEGER, run_ns INTEGER, wait_ns INTEGER,"
+	" migrations INTEGER, util_avg INTEGER, runnable_avg INTEGER, load_avg INTEGER);"
+	"CREATE INDEX task_samples_t ON task_samples(run_id, t_ns);"
+	"CREATE TABLE job_samples(run_id INTEGER NOT NULL, t_ns INTEGER NOT NULL,"
+	" key TEXT, kind TEXT, tasks INTEGER, unfairness REAL, mean_deviation REAL,"
+	" max_deviation REAL);"
+	"CREATE INDEX job_samples_t ON job_samples(run_id, t_ns);"
+	"CREATE TABLE findings(id INTEGER PRIMARY KEY, run_id INTEGER, t_start_ns INTEGER,"
+	" t_end_ns INTEGER, kind TEXT, severity TEXT, subject TEXT, value REAL,"
+	" threshold REAL, summary TEXT, evidence TEXT);"
+	"CREATE TABLE alerts(id INTEGER PRIMARY KEY, run_id INTEGER, t_ns INTEGER,"
+	" state TEXT, kind TEXT, severity TEXT, subject TEXT, value REAL, threshold REAL,"
+	" summary TEXT);",
+
+	/* 1 -> 2: a row per window, the remaining window.h fields, finding
+	 * identity within a run (so updates of an open finding upsert) */
+	"CREATE TABLE windows(run_id INTEGER NOT NULL, t_start_ns INTEGER NOT NULL,"
+	" t_ns INTEGER NOT NULL, events INTEGER, lost_events INTEGER);"
+	"CREATE UNIQUE INDEX windows_t ON windows(run_id, t_ns);"
+	"INSERT INTO windows SELECT run_id, t_ns, t_ns, NULL, NULL FROM cpu_samples"
+	" GROUP BY run_id, t_ns;"
+	"ALTER TABLE cpu_samples ADD COLUMN group_type_scaled INTEGER;"
+	"ALTER TABLE cpu_samples ADD COLUMN overloaded_fraction REAL;"
+	"ALTER TABLE cpu_samples ADD COLUMN vruntime_rate REAL;"
+	"ALTER TABLE cpu_samples ADD COLUMN busy_ns INTEGER;"
+	"ALTER TABLE cpu_samples ADD COLUMN idle_with_waiters_ns INTEGER;"
+	"ALTER TABLE task_samples ADD COLUMN nice INTEGER;"
+	"ALTER TABLE task_samples ADD COLUMN share REAL;"
+	"ALTER TABLE task_samples ADD COLUMN fair_share REAL;"
+	"ALTER TABLE job_samples ADD COLUMN jain_index REAL;"
+	"ALTER TABLE findings ADD COLUMN run_finding_id INTEGER;"
+	"ALTER TABLE findings ADD COLUMN open INTEGER NOT NULL DEFAULT 0;"
+	"UPDATE findings SET run_finding_id = id;"
+	"CREATE UNIQUE INDEX findings_run_fid ON findings(run_id, run_finding_id);"
+	"CREATE INDEX findings_t ON findings(t_end_ns);"
+	"ALTER TABLE alerts ADD COLUMN finding_id INTEGER;"
+	"ALTER TABLE runs ADD COLUMN t0_ns INTEGER;"
+	"UPDATE runs SET t0_ns = (SELECT min(t_ns) FROM windows WHERE run_id = runs.id);",
+
+	/* 2 -> 3: 1-minute downsampled tables; existing rows are downsampled
+	 * incrementally by the next commits */
+	"CREATE TABLE cpu_samples_1m(run_id INTEGER NOT NULL, t_ns INTEGER NOT NULL,"
+	" cpu INTEGER NOT NULL, util_avg REAL, runnable_avg REAL, load_avg REAL,"
+	" nr_running REAL, capacity REAL, group_type INTEGER, overloaded_fraction REAL,"
+	" kernel_util_avg REAL, kernel_runnable_avg REAL, kernel_load_avg REAL,"
+	" vruntime_rate REAL, n INTEGER, PRIMARY KEY(run_id, t_ns, cpu));"
+	"CREATE TABLE job_samples_1m(run_id INTEGER NOT NULL, t_ns INTEGER NOT NULL,"
+	" key TEXT NOT NULL, unfairness REAL, mean_deviation REAL, max_deviation REAL,"
+	" jain_index REAL, n INTEGER, PRIMARY KEY(run_id, t_ns, key));"
+	"CREATE TABLE windows_1m(run_id INTEGER NOT NULL, t_ns INTEGER NOT NULL,"
+	" events INTEGER, lost_events INTEGER, n INTEGER, PRIMARY KEY(run_id, t_ns));"
+	"ALTER TABLE runs ADD COLUMN downsampled_ns INTEGER;",
+};
+
+_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == STORE_SCHEMA_VERSION,
+	       "one migration per schema version");
+
+/* ---- writer ---- */
+
+enum {
+	ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
+	ST_RUN, ST_RUN_T0,
+	ST_WINDOW, ST_CPU, ST_TASK, ST_JOB, ST_FINDING, ST_ALERT,
+	ST_RUNS_SCAN,
+	ST_DS_CPU, ST_DS_JOB, ST_DS_WIN, ST_DS_MARK,
+	ST_PURGE_CPU, ST_PURGE_TASK, ST_PURGE_JOB, ST_PURGE_WIN,
+	ST_PURGE_CPU1M, ST_PURGE_JOB1M, ST_PURGE_WIN1M,
+	ST_PURGE_FINDINGS, ST_PURGE_ALERTS,
+	ST__MAX
+};
+
+static const char *const writer_sql[ST__MAX] = {
+	[ST_BEGIN] = "BEGIN IMMEDIATE",
+	[ST_COMMIT] = "COMMIT",
+	[ST_ROLLBACK] = "ROLLBACK",
+	[ST_RUN] = "INSERT INTO runs(started_ns, source, host, kernel, nr_cpus, window_ns)"
+		   " VALUES(?,?,?,?,?,?)",
+	[ST_RUN_T0] = "UPDATE runs SET t0_ns = ?2 WHERE id = ?1 AND t0_ns IS NULL",
+	[ST_WINDOW] = "INSERT OR REPLACE INTO windows(run_id, t_start_ns, t_ns, events, lost_events)"
+		      " VALUES(?,?,?,?,?)",
+	[ST_CPU] = "INSERT INTO cpu_samples(run_id, t_ns, cpu, util_avg, runnable_avg, load_avg,"
+		   " nr_running, capacity, group_type, kernel_util_avg, kernel_runnable_avg,"
+		   " kernel_load_avg, vruntime, group_type_scaled, overloaded_fraction,"
+		   " vruntime_rate, busy_ns, idle_with_waiters_ns)"
+		   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_TASK] = "INSERT INTO task_samples(run_id, t_ns, pid, tgid, comm, cpu, run_ns, wait_ns,"
+		    " migrations, util_avg, runnable_avg, load_avg, nice, share, fair_share)"
+		    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_JOB] = "INSERT INTO job_samples(run_id, t_ns, key, kind, tasks, unfairness,"
+		   " mean_deviation, max_deviation, jain_index) VALUES(?,?,?,?,?,?,?,?,?)",
+	[ST_FINDING] = "INSERT INTO findings(run_id, run_finding_id, t_start_ns, t_end_ns, kind,"
+		       " severity, subject, value, threshold, summary, evidence, open)"
+		       " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)"
+		       " ON CONFLICT(run_id, run_finding_id) DO UPDATE SET"
+		       " t_end_ns = excluded.t_end_ns, severity = excluded.severity,"
+		       " value = excluded.value, threshold = excluded.threshold,"
+		       " summary = excluded.summary, evidence = excluded.evidence,"
+		       " open = excluded.open",
+	[ST_ALERT] = "INSERT INTO alerts(run_id, t_ns, state, kind, severity, subject, value,"
+		     " threshold, summary, finding_id) VALUES(?,?,?,?,?,?,?,?,?,?)",
+	[ST_RUNS_SCAN] = "SELECT id, started_ns, t0_ns, coalesce(downsampled_ns, 0),"
+			 " (SELECT max(t_ns) FROM windows w WHERE w.run_id = runs.id)"
+			 " FROM runs WHERE t0_ns IS NOT NULL AND (id = ?1"
+			 " OR EXISTS(SELECT 1 FROM windows w WHERE w.run_id = runs.id)"
+			 " OR EXISTS(SELECT 1 FROM windows_1m m WHERE m.run_id = runs.id))"
+			 " ORDER BY id DESC LIMIT 64",
+	[ST_DS_CPU] = "INSERT OR REPLACE INTO cpu_samples_1m SELECT run_id,"
+		      " (t_ns / 60000000000) * 60000000000 AS m, cpu, avg(util_avg),"
+		      " avg(runnable_avg), avg(load_avg), avg(nr_running), avg(capacity),"
+		      " max(group_type), avg(overloaded_fraction), avg(kernel_util_avg),"
+		      " avg(kernel_runnable_avg), avg(kernel_load_avg), avg(vruntime_rate), count(*)"
+		      " FROM cpu_samples WHERE run_id = ?1 AND t_ns >= ?2 AND t_ns < ?3"
+		      " GROUP BY m, cpu",
+	[ST_DS_JOB] = "INSERT OR REPLACE INTO job_samples_1m SELECT run_id,"
+		      " (t_ns / 60000000000) * 60000000000 AS m, key, avg(unfairness),"
+		      " avg(mean_deviation), max(max_deviation), avg(jain_index), count(*)"
+		      " FROM job_samples WHERE run_id = ?1 AND t_ns >= ?2 AND t_ns < ?3"
+		      " GROUP BY m, key",
+	[ST_DS_WIN] = "INSERT OR REPLACE INTO windows_1m SELECT run_id,"
+		      " (t_ns / 60000000000) * 60000000000 AS m, sum(events), sum(lost_events),"
+		      " count(*) FROM windows WHERE run_id = ?1 AND t_ns >= ?2 AND t_ns < ?3"
+		      " GROUP BY m",
+	[ST_DS_MARK] = "UPDATE runs SET downsampled_ns = ?2 WHERE id = ?1",
+#define PURGE(t) "DELETE FROM " t " WHERE rowid IN (SELECT rowid FROM " t \
+		 " WHERE run_id = ?1 AND t_ns < ?2 LIMIT ?3)"
+	[ST_PURGE_CPU] = PURGE("cpu_samples"),
+	[ST_PURGE_TASK] = PURGE("task_samples"),
+	[ST_PURGE_JOB] = PURGE("job_samples"),
+	[ST_PURGE_WIN] = PURGE("windows"),
+	[ST_PURGE_CPU1M] = PURGE("cpu_samples_1m"),
+	[ST_PURGE_JOB1M] = PURGE("job_samples_1m"),
+	[ST_PURGE_WIN1M] = PURGE("windows_1m"),
+	[ST_PURGE_ALERTS] = PURGE("alerts"),
+#undef PURGE
+	[ST_PURGE_FINDINGS] = "DELETE FROM findings WHERE rowid IN (SELECT rowid FROM findings"
+			      " WHERE run_id = ?1 AND t_end_ns < ?2 AND open = 0 LIMIT ?3)",
+};
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	sqlite3_stmt *st[ST__MAX];
+	struct store_opts o;
+	uint32_t *order;		/* task index scratch, amortized */
+	size_t order_cap;
+	const struct imb_task_sample *sort_tasks;
+};
+
+static uint64_t store_clock_realtime(void *ctx)
+{
+	struct timespec ts;
+
+	(void)ctx;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int store_errno(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_OK: case SQLITE_DONE: case SQLITE_ROW: return 0;
+	case SQLITE_BUSY: case SQLITE_LOCKED: return -EBUSY;
+	case SQLITE_NOMEM: return -ENOMEM;
+	case SQLITE_READONLY: case SQLITE_PERM: case SQLITE_AUTH: return -EACCES;
+	case SQLITE_FULL: return -ENOSPC;
+	case SQLITE_CANTOPEN: return -ENOENT;
+	case SQLITE_NOTADB: case SQLITE_CORRUPT: return -EILSEQ;
+	case SQLITE_IOERR: return -EIO;
+	case SQLITE_CONSTRAINT: return -EEXIST;
+	default: return -EPROTO;
+	}
+}
+
+static int64_t u2i(uint64_t v)
+{
+	return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+static int db_version(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static int store_migrate(sqlite3 *db, int target, const char **err)
+{
+	int v = db_version(db);
+	char sql[64];
+
+	if (v < 0) {
+		*err = "cannot read schema version";
+		return -EILSEQ;
+	}
+	if (v > STORE_SCHEMA_VERSION) {
+		*err = "database schema is newer than this imbalanced";
+		return -EPROTO;
+	}
+	while (v < target) {
+		int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(db, migrations[v], NULL, NULL, NULL);
+		if (rc == SQLITE_OK) {
+			snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v + 1);
+			rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+		}
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+		if (rc != SQLITE_OK) {
+			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+			*err = "schema migration failed";
+			return store_errno(rc);
+		}
+		v++;
+	}
+	return 0;
+}
+
+struct store *store_open(const char *path, const struct store_opts *opts, const char **err)
+{
+	const char *dummy;
+	struct store *s;
+	int rc, target;
+
+	if (!err)
+		err = &dummy;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		*err = "out of memory";
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (opts)
+		s->o = *opts;
+	if (!s->o.raw_days)
+		s->o.raw_days = STORE_DEFAULT_RAW_DAYS;
+	if (!s->o.minute_days)
+		s->o.minute_days = STORE_DEFAULT_MINUTE_DAYS;
+	if (!s->o.max_tasks_per_window)
+		s->o.max_tasks_per_window = STORE_DEFAULT_MAX_TASKS;
+	if (!s->o.purge_batch)
+		s->o.purge_batch = STORE_DEFAULT_PURGE_BATCH;
+	if (!s->o.busy_timeout_ms)
+		s->o.busy_timeout_ms = STORE_DEFAULT_BUSY_MS;
+	if (!s->o.clock_ns)
+		s->o.clock_ns = store_clock_realtime;
+	target = s->o.max_version > 0 && s->o.max_version < STORE_SCHEMA_VERSION ?
+		 s->o.max_version : STORE_SCHEMA_VERSION;
+	s->path = strdup(path);
+	if (!s->path) {
+		free(s);
+		*err = "out of memory";
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			     SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		*err = "cannot open database";
+		goto fail;
+	}
+	sqlite3_busy_timeout(s->db, (int)s->o.busy_timeout_ms);
+	rc = sqlite3_exec(s->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+			  " PRAGMA foreign_keys = OFF;", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		*err = rc == SQLITE_NOTADB ? "not a database" : "cannot enable WAL";
+		goto fail;
+	}
+	rc = store_migrate(s->db, target, err);
+	if (rc) {
+		store_close(s);
+		errno = -rc;
+		return NULL;
+	}
+	if (target == STORE_SCHEMA_VERSION) {
+		for (int i = 0; i < ST__MAX; i++) {
+			rc = sqlite3_prepare_v3(s->db, writer_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+						&s->st[i], NULL);
+			if (rc != SQLITE_OK) {
+				*err = "cannot prepare statements";
+				goto fail;
+			}
+		}
+	}
+	return s;
+fail:
+	errno = -store_errno(rc);
+	if (!errno)
+		errno = EIO;
+	store_close(s);
+	return NULL;
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < ST__MAX; i++)
+		sqlite3_finalize(s->st[i]);
+	sqlite3_close(s->db);
+	free(s->order);
+	free(s->path);
+	free(s);
+}
+
+int store_schema_version(struct store *s)
+{
+	return db_version(s->db);
+}
+
+const char *store_last_error(struct store *s)
+{
+	return s && s->db ? sqlite3_errmsg(s->db) : "no database";
+}
+
+/* step a prepared statement to completion, then reset it */
+static int st_run(sqlite3_stmt *st)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		;
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : store_errno(rc);
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s, size_t max)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, (int)strnlen(s, max), SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_known(sqlite3_stmt *st, int i, uint64_t v)
+{
+	if (v == IMB_UNKNOWN)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, u2i(v));
+}
+
+int64_t store_run_begin(struct store *s, const struct store_run_info *info)
+{
+	sqlite3_stmt *st = s->st[ST_RUN];
+	struct utsname un;
+	char host[256];
+	int rc;
+
+	if (!st)
+		return -EPROTO;
+	sqlite3_bind_int64(st, 1, u2i(info->started_ns ? info->started_ns :
+				      s->o.clock_ns(s->o.clock_ctx)));
+	bind_text(st, 2, info->source, 64);
+	if (info->host) {
+		bind_text(st, 3, info->host, 255);
+	} else {
+		if (gethostname(host, sizeof(host)))
+			strcpy(host, "unknown");
+		host[sizeof(host) - 1] = '\0';
+		bind_text(st, 3, host, 255);
+	}
+	if (info->kernel)
+		bind_text(st, 4, info->kernel, 255);
+	else if (!uname(&un))
+		bind_text(st, 4, un.release, sizeof(un.release));
+	sqlite3_bind_int64(st, 5, info->nr_cpus);
+	sqlite3_bind_int64(st, 6, u2i(info->window_ns));
+	rc = st_run(st);
+	if (rc)
+		return rc;
+	return sqlite3_last_insert_rowid(s->db);
+}
+
+static int task_busier(const void *a, const void *b, void *ctx)
+{
+	const struct imb_task_sample *t = ctx;
+	const struct imb_task_sample *x = &t[*(const uint32_t *)a];
+	const struct imb_task_sample *y = &t[*(const uint32_t *)b];
+	uint64_t bx = x->run_ns + x->wait_ns, by = y->run_ns + y->wait_ns;
+
+	return bx < by ? 1 : bx > by ? -1 : 0;
+}
+
+static int store_write_tasks(struct store *s, int64_t run_id, const struct imb_window *w)
+{
+	size_t n = w->nr_tasks, keep = n;
+	sqlite3_stmt *st = s->st[ST_TASK];
+	int rc;
+
+	if (n > s->o.max_tasks_per_window) {
+		keep = s->o.max_tasks_per_window;
+		if (s->order_cap < n) {
+			uint32_t *o = realloc(s->order, n * sizeof(*o));
+
+			if (!o)
+				return -ENOMEM;
+			s->order = o;
+			s->order_cap = n;
+		}
+		for (size_t i = 0; i < n; i++)
+			s->order[i] = (uint32_t)i;
+		qsort_r(s->order, n, sizeof(*s->order), task_busier, w->tasks);
+	}
+	for (size_t k = 0; k < keep; k++) {
+		const struct imb_task_sample *t = &w->tasks[keep == n ? k : s->order[k]];
+
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int64(st, 2, u2i(w->t_end_ns));
+		sqlite3_bind_int(st, 3, t->pid);
+		sqlite3_bind_int(st, 4, t->tgid);
+		bind_text(st, 5, t->comm, IMB_COMM_LEN);
+		sqlite3_bind_int(st, 6, t->cpu);
+		sqlite3_bind_int64(st, 7, u2i(t->run_ns));
+		sqlite3_bind_int64(st, 8, u2i(t->wait_ns));
+		sqlite3_bind_int64(st, 9, t->migrations);
+		sqlite3_bind_int64(st, 10, u2i(t->util_avg));
+		sqlite3_bind_int64(st, 11, u2i(t->runnable_avg));
+		sqlite3_bind_int64(st, 12, u2i(t->load_avg));
+		sqlite3_bind_int(st, 13, t->nice);
+		sqlite3_bind_double(st, 14, t->share);
+		sqlite3_bind_double(st, 15, t->fair_share);
+		rc = st_run(st);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int store_write_finding(struct store *s, int64_t run_id, const struct imb_finding *f)
+{
+	sqlite3_stmt *st = s->st[ST_FINDING];
+
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, u2i(f->id));
+	sqlite3_bind_int64(st, 3, u2i(f->t_start_ns));
+	sqlite3_bind_int64(st, 4, u2i(f->t_end_ns));
+	bind_text(st, 5, f->kind, sizeof(f->kind));
+	bind_text(st, 6, imb_severity_name(f->severity), 16);
+	bind_text(st, 7, f->subject, sizeof(f->subject));
+	sqlite3_bind_double(st, 8, f->value);
+	sqlite3_bind_double(st, 9, f->threshold);
+	bind_text(st, 10, f->summary, sizeof(f->summary));
+	bind_text(st, 11, f->evidence[0] ? f->evidence : NULL, sizeof(f->evidence));
+	sqlite3_bind_int(st, 12, f->open);
+	return st_run(st);
+}
+
+static int store_write_window(struct store *s, int64_t run_id, const struct imb_window *w)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	st = s->st[ST_RUN_T0];
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, u2i(w->t_start_ns));
+	if ((rc = st_run(st)))
+		return rc;
+
+	st = s->st[ST_WINDOW];
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, u2i(w->t_start_ns));
+	sqlite3_bind_int64(st, 3, u2i(w->t_end_ns));
+	sqlite3_bind_int64(st, 4, u2i(w->events));
+	sqlite3_bind_int64(st, 5, u2i(w->lost_events));
+	if ((rc = st_run(st)))
+		return rc;
+
+	st = s->st[ST_CPU];
+	for (size_t i = 0; i < w->nr_cpus; i++) {
+		const struct imb_cpu_sample *c = &w->cpus[i];
+
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int64(st, 2, u2i(w->t_end_ns));
+		sqlite3_bind_int(st, 3, c->cpu);
+		sqlite3_bind_int64(st, 4, u2i(c->util_avg));
+		sqlite3_bind_int64(st, 5, u2i(c->runnable_avg));
+		sqlite3_bind_int64(st, 6, u2i(c->load_avg));
+		sqlite3_bind_int64(st, 7, c->nr_running);
+		sqlite3_bind_int64(st, 8, c->capacity);
+		sqlite3_bind_int(st, 9, c->group_type);
+		bind_known(st, 10, c->kernel_util_avg);
+		bind_known(st, 11, c->kernel_runnable_avg);
+		bind_known(st, 12, c->kernel_load_avg);
+		sqlite3_bind_int64(st, 13, u2i(c->vruntime));
+		sqlite3_bind_int(st, 14, c->group_type_scaled);
+		sqlite3_bind_double(st, 15, c->overloaded_fraction);
+		sqlite3_bind_double(st, 16, c->vruntime_rate);
+		sqlite3_bind_int64(st, 17, u2i(c->busy_ns));
+		sqlite3_bind_int64(st, 18, u2i(c->idle_with_waiters_ns));
+		if ((rc = st_run(st)))
+			return rc;
+	}
+	if ((rc = store_write_tasks(s, run_id, w)))
+		return rc;
+	st = s->st[ST_JOB];
+	for (size_t i = 0; i < w->nr_jobs; i++) {
+		const struct imb_job_sample *j = &w->jobs[i];
+
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int64(st, 2, u2i(w->t_end_ns));
+		bind_text(st, 3, j->key, sizeof(j->key));
+		bind_text(st, 4, j->kind, sizeof(j->kind));
+		sqlite3_bind_int64(st, 5, j->tasks);
+		sqlite3_bind_double(st, 6, j->unfairness);
+		sqlite3_bind_double(st, 7, j->mean_deviation);
+		sqlite3_bind_double(st, 8, j->max_deviation);
+		sqlite3_bind_double(st, 9, j->jain_index);
+		if ((rc = st_run(st)))
+			return rc;
+	}
+	for (size_t i = 0; i < w->nr_findings; i++)
+		if ((rc = store_write_finding(s, run_id, &w->findings[i])))
+			return rc;
+	return 0;
+}
+
+static int st_range(struct store *s, int which, int64_t run, int64_t a, int64_t b)
+{
+	sqlite3_stmt *st = s->st[which];
+
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_int64(st, 2, a);
+	sqlite3_bind_int64(st, 3, b);
+	return st_run(st);
+}
+
+static int64_t floor_min(int64_t t)
+{
+	return t / NS_PER_MIN * NS_PER_MIN;
+}
+
+/* Downsample finished minutes and purge expired rows, a bounded amount. */
+static int store_maintain(struct store *s, int64_t cur_run)
+{
+	sqlite3_stmt *scan = s->st[ST_RUNS_SCAN];
+	int64_t now = u2i(s->o.clock_ns(s->o.clock_ctx));
+	int64_t raw_age = (int64_t)s->o.raw_days * NS_PER_DAY;
+	int64_t min_age = (int64_t)s->o.minute_days * NS_PER_DAY;
+	int64_t batch = s->o.purge_batch;
+	struct { int64_t id, started, t0, ds, last; } runs[64];
+	int nr = 0, rc = 0;
+
+	sqlite3_bind_int64(scan, 1, cur_run);
+	while (nr < 64 && sqlite3_step(scan) == SQLITE_ROW) {
+		runs[nr].id = sqlite3_column_int64(scan, 0);
+		runs[nr].started = sqlite3_column_int64(scan, 1);
+		runs[nr].t0 = sqlite3_column_int64(scan, 2);
+		runs[nr].ds = sqlite3_column_int64(scan, 3);
+		runs[nr].last = sqlite3_column_int64(scan, 4);
+		nr++;
+	}
+	sqlite3_reset(scan);
+
+	for (int i = 0; i < nr && !rc; i++) {
+		int64_t from = runs[i].ds, to, cut;
+
+		if (from < floor_min(runs[i].t0))
+			from = floor_min(runs[i].t0);
+		/* the current run's last minute is still filling */
+		to = floor_min(runs[i].last);
+		if (runs[i].id != cur_run)
+			to += NS_PER_MIN;
+		if (to > from + DOWNSAMPLE_MAX_MINUTES * NS_PER_MIN)
+			to = from + DOWNSAMPLE_MAX_MINUTES * NS_PER_MIN;
+		if (to > from && runs[i].last) {
+			rc = st_range(s, ST_DS_CPU, runs[i].id, from, to);
+			if (!rc)
+				rc = st_range(s, ST_DS_JOB, runs[i].id, from, to);
+			if (!rc)
+				rc = st_range(s, ST_DS_WIN, runs[i].id, from, to);
+			if (!rc) {
+				sqlite3_bind_int64(s->st[ST_DS_MARK], 1, runs[i].id);
+				sqlite3_bind_int64(s->st[ST_DS_MARK], 2, to);
+				rc = st_run(s->st[ST_DS_MARK]);
+				runs[i].ds = to;
+			}
+		}
+		if (rc)
+			break;
+		/* trace time t expires when started + (t - t0) < now - age */
+		cut = runs[i].t0 + (now - raw_age - runs[i].started);
+		if (cut > runs[i].ds)
+			cut = runs[i].ds;	/* never drop what is not downsampled */
+		if (cut > runs[i].t0) {
+			static const int raw[] = { ST_PURGE_CPU, ST_PURGE_TASK, ST_PURGE_JOB,
+						   ST_PURGE_WIN };
+
+			for (size_t k = 0; k < 4 && !rc; k++)
+				rc = st_range(s, raw[k], runs[i].id, cut, batch);
+		}
+		cut = runs[i].t0 + (now - min_age - runs[i].started);
+		if (!rc && cut > runs[i].t0) {
+			static const int old[] = { ST_PURGE_CPU1M, ST_PURGE_JOB1M, ST_PURGE_WIN1M,
+						   ST_PURGE_FINDINGS, ST_PURGE_ALERTS };
+
+			for (size_t k = 0; k < 5 && !rc; k++)
+				rc = st_range(s, old[k], runs[i].id, cut, batch);
+		}
+	}
+	return rc;
+}
+
+int store_window_commit(struct store *s, int64_t run_id, const struct imb_window *w)
+{
+	int rc;
+
+	if (!s->st[ST_BEGIN])
+		return -EPROTO;
+	rc = st_run(s->st[ST_BEGIN]);
+	if (rc)
+		return rc;
+	rc = store_write_window(s, run_id, w);
+	if (!rc)
+		rc = store_maintain(s, run_id);
+	if (!rc)
+		rc = st_run(s->st[ST_COMMIT]);
+	if (rc)
+		st_run(s->st[ST_ROLLBACK]);
+	return rc;
+}
+
+int store_alert_insert(struct store *s, int64_t run_id, const struct imb_finding *f,
+		       const char *state, uint64_t t_ns)
+{
+	sqlite3_stmt *st = s->st[ST_ALERT];
+
+	if (!st)
+		return -EPROTO;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, u2i(t_ns));
+	bind_text(st, 3, state, 32);
+	bind_text(st, 4, f->kind, sizeof(f->kind));
+	bind_text(st, 5, imb_severity_name(f->severity), 16);
+	bind_text(st, 6, f->subject, sizeof(f->subject));
+	sqlite3_bind_double(st, 7, f->value);
+	sqlite3_bind_double(st, 8, f->threshold);
+	bind_text(st, 9, f->summary, sizeof(f->summary));
+	sqlite3_bind_int64(st, 10, u2i(f->id));
+	return st_run(st);
+}
+
+uint64_t store_size_bytes(struct store *s)
+{
+	char wal[PATH_MAX];
+	struct stat sb;
+	uint64_t total = 0;
+
+	if (!stat(s->path, &sb))
+		total += (uint64_t)sb.st_size;
+	snprintf(wal, sizeof(wal), "%s-wal", s->path);
+	if (!stat(wal, &sb))
+		total += (uint64_t)sb.st_size;
+	return total;
+}
+
+/* ---- reader ---- */
+
+enum {
+	RD_STATUS, RD_LATEST, RD_CPUS, RD_TASKS, RD_JOBS, RD_FINDINGS, RD_NFINDINGS,
+	RD__MAX
+};
+
+static const char *const reader_sql[RD__MAX] = {
+	[RD_STATUS] = "SELECT r.id, r.started_ns, r.source, r.host, r.kernel, r.nr_cpus,"
+		      " r.window_ns, count(w.t_ns), coalesce(sum(w.events), 0),"
+		      " coalesce(sum(w.lost_events), 0), min(w.t_ns), max(w.t_ns)"
+		      " FROM runs r LEFT JOIN windows w ON w.run_id = r.id"
+		      " WHERE r.id = (SELECT max(id) FROM runs) GROUP BY r.id",
+	[RD_LATEST] = "SELECT run_id, t_start_ns, t_ns, events, lost_events FROM windows"
+		      " WHERE run_id = (SELECT max(id) FROM runs) ORDER BY t_ns DESC LIMIT 1",
+	[RD_CPUS] = "SELECT cpu, util_avg, runnable_avg, load_avg, nr_running, capacity,"
+		    " group_type, kernel_util_avg, kernel_runnable_avg, kernel_load_avg, vruntime,"
+		    " group_type_scaled, overloaded_fraction, vruntime_rate, busy_ns,"
+		    " idle_with_waiters_ns FROM cpu_samples WHERE run_id = ?1 AND t_ns = ?2"
+		    " ORDER BY cpu",
+	[RD_TASKS] = "SELECT pid, tgid, comm, cpu, nice, run_ns, wait_ns, migrations, share,"
+		     " fair_share, util_avg, runnable_avg, load_avg FROM task_samples"
+		     " WHERE run_id = ?1 AND t_ns = ?2",
+	[RD_JOBS] = "SELECT key, kind, tasks, unfairness, mean_deviation, max_deviation,"
+		    " jain_index FROM job_samples WHERE run_id = ?1 AND t_ns = ?2",
+	[RD_FINDINGS] = "SELECT run_finding_id, kind, severity, t_start_ns, t_end_ns, subject,"
+			" value, threshold, summary, evidence, open FROM findings"
+			" WHERE t_end_ns >= ?1 AND (?2 IS NULL OR kind = ?2)"
+			" AND CASE severity WHEN 'info' THEN 0 WHEN 'warning' THEN 1"
+			" WHEN 'critical' THEN 2 ELSE 0 END >= ?3"
+			" ORDER BY t_end_ns DESC, id DESC LIMIT ?4",
+	[RD_NFINDINGS] = "SELECT count(*) FROM findings",
+};
+
+struct store_reader {
+	sqlite3 *db;
+	sqlite3_stmt *st[RD__MAX];
+};
+
+struct store_reader *store_reader_open(const char *path, const char **err)
+{
+	struct store_reader *r;
+	const char *dummy;
+	struct stat sb;
+	int rc;
+
+	if (!err)
+		err = &dummy;
+	if (stat(path, &sb)) {
+		*err = "no such database";
+		return NULL;	/* errno from stat */
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		*err = "out of memory";
+		errno = ENOMEM;
+		return NULL;
+	}
+	rc = sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		*err = "cannot open database";
+		goto fail;
+	}
+	sqlite3_busy_timeout(r->db, STORE_DEFAULT_BUSY_MS);
+	if (db_version(r->db) != STORE_SCHEMA_VERSION) {
+		*err = db_version(r->db) < 0 ? "not a database" :
+		       "database schema version differs (open it once with run or analyze --db)";
+		store_reader_close(r);
+		errno = EPROTO;
+		return NULL;
+	}
+	for (int i = 0; i < RD__MAX; i++) {
+		rc = sqlite3_prepare_v3(r->db, reader_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+					&r->st[i], NULL);
+		if (rc != SQLITE_OK) {
+			*err = "cannot prepare queries";
+			goto fail;
+		}
+	}
+	return r;
+fail:
+	errno = -store_errno(rc) ? -store_errno(rc) : EIO;
+	store_reader_close(r);
+	return NULL;
+}
+
+void store_reader_close(struct store_reader *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < RD__MAX; i++)
+		sqlite3_finalize(r->st[i]);
+	sqlite3_close(r->db);
+	free(r);
+}
+
+static void col_text(sqlite3_stmt *st, int i, char *dst, size_t size)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	snprintf(dst, size, "%s", t ? (const char *)t : "");
+}
+
+static uint64_t col_u64(sqlite3_stmt *st, int i)
+{
+	int64_t v = sqlite3_column_int64(st, i);
+
+	return v < 0 ? 0 : (uint64_t)v;
+}
+
+static uint64_t col_known(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? IMB_UNKNOWN : col_u64(st, i);
+}
+
+int store_reader_status(struct store_reader *r, struct store_status *out)
+{
+	sqlite3_stmt *st = r->st[RD_STATUS];
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->schema_version = db_version(r->db);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		out->run_id = sqlite3_column_int64(st, 0);
+		out->started_ns = col_u64(st, 1);
+		col_text(st, 2, out->source, sizeof(out->source));
+		col_text(st, 3, out->host, sizeof(out->host));
+		col_text(st, 4, out->kernel, sizeof(out->kernel));
+		out->nr_cpus = (uint32_t)sqlite3_column_int(st, 5);
+		out->window_ns = col_u64(st, 6);
+		out->windows = col_u64(st, 7);
+		out->events = col_u64(st, 8);
+		out->lost_events = col_u64(st, 9);
+		out->first_t_ns = col_u64(st, 10);
+		out->last_t_ns = col_u64(st, 11);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? -ENOENT : store_errno(rc);
+	st = r->st[RD_NFINDINGS];
+	if (sqlite3_step(st) == SQLITE_ROW)
+		out->findings = col_u64(st, 0);
+	sqlite3_reset(st);
+	return 0;
+}
+
+/* grow *arr to hold n+1 elements of size sz */
+static int grow(void **arr, size_t *cap, size_t n, size_t sz)
+{
+	void *p;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 16;
+	p = realloc(*arr, c * sz);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = c;
+	return 0;
+}
+
+int store_reader_latest_window(struct store_reader *r, struct imb_window **out)
+{
+	sqlite3_stmt *st = r->st[RD_LATEST];
+	struct imb_window *w;
+	int64_t run;
+	size_t cap;
+	int rc;
+
+	*out = NULL;
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return rc == SQLITE_DONE ? -ENOENT : store_errno(rc);
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		sqlite3_reset(st);
+		return -ENOMEM;
+	}
+	run = sqlite3_column_int64(st, 0);
+	w->t_start_ns = col_u64(st, 1);
+	w->t_end_ns = col_u64(st, 2);
+	w->events = col_u64(st, 3);
+	w->lost_events = col_u64(st, 4);
+	sqlite3_reset(st);
+
+	st = r->st[RD_CPUS];
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_int64(st, 2, u2i(w->t_end_ns));
+	cap = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct imb_cpu_sample *c;
+
+		if (grow((void **)&w->cpus, &cap, w->nr_cpus, sizeof(*c)))
+			goto nomem;
+		c = &w->cpus[w->nr_cpus++];
+		memset(c, 0, sizeof(*c));
+		c->cpu = sqlite3_column_int(st, 0);
+		c->util_avg = col_u64(st, 1);
+		c->runnable_avg = col_u64(st, 2);
+		c->load_avg = col_u64(st, 3);
+		c->nr_running = (uint32_t)sqlite3_column_int(st, 4);
+		c->capacity = (uint32_t)sqlite3_column_int(st, 5);
+		c->group_type = sqlite3_column_int(st, 6);
+		c->kernel_util_avg = col_known(st, 7);
+		c->kernel_runnable_avg = col_known(st, 8);
+		c->kernel_load_avg = col_known(st, 9);
+		c->vruntime = col_u64(st, 10);
+		c->group_type_scaled = sqlite3_column_int(st, 11);
+		c->overloaded_fraction = sqlite3_column_double(st, 12);
+		c->vruntime_rate = sqlite3_column_double(st, 13);
+		c->busy_ns = col_u64(st, 14);
+		c->idle_with_waiters_ns = col_u64(st, 15);
+	}
+	sqlite3_reset(st);
+
+	st = r->st[RD_TASKS];
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_int64(st, 2, u2i(w->t_end_ns));
+	cap = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct imb_task_sample *t;
+
+		if (grow((void **)&w->tasks, &cap, w->nr_tasks, sizeof(*t)))
+			goto nomem;
+		t = &w->tasks[w->nr_tasks++];
+		memset(t, 0, sizeof(*t));
+		t->pid = sqlite3_column_int(st, 0);
+		t->tgid = sqlite3_column_int(st, 1);
+		col_text(st, 2, t->comm, sizeof(t->comm));
+		t->cpu = sqlite3_column_int(st, 3);
+		t->nice = sqlite3_column_int(st, 4);
+		t->run_ns = col_u64(st, 5);
+		t->wait_ns = col_u64(st, 6);
+		t->migrations = (uint32_t)sqlite3_column_int(st, 7);
+		t->share = sqlite3_column_double(st, 8);
+		t->fair_share = sqlite3_column_double(st, 9);
+		t->util_avg = col_u64(st, 10);
+		t->runnable_avg = col_u64(st, 11);
+		t->load_avg = col_u64(st, 12);
+	}
+	sqlite3_reset(st);
+
+	st = r->st[RD_JOBS];
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_int64(st, 2, u2i(w->t_end_ns));
+	cap = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct imb_job_sample *j;
+
+		if (grow((void **)&w->jobs, &cap, w->nr_jobs, sizeof(*j)))
+			goto nomem;
+		j = &w->jobs[w->nr_jobs++];
+		memset(j, 0, sizeof(*j));
+		col_text(st, 0, j->key, sizeof(j->key));
+		col_text(st, 1, j->kind, sizeof(j->kind));
+		j->tasks = (uint32_t)sqlite3_column_int(st, 2);
+		j->unfairness = sqlite3_column_double(st, 3);
+		j->mean_deviation = sqlite3_column_double(st, 4);
+		j->max_deviation = sqlite3_column_double(st, 5);
+		j->jain_index = sqlite3_column_double(st, 6);
+	}
+	sqlite3_reset(st);
+	*out = w;
+	return 0;
+nomem:
+	sqlite3_reset(st);
+	imb_window_free(w);
+	return -ENOMEM;
+}
+
+int store_reader_findings(struct store_reader *r, const struct store_finding_query *q,
+			  struct imb_finding **out, size_t *n)
+{
+	sqlite3_stmt *st = r->st[RD_FINDINGS];
+	struct imb_finding *arr = NULL;
+	size_t cap = 0, nr = 0;
+	char sev[16];
+	int rc;
+
+	sqlite3_bind_int64(st, 1, u2i(q->since_ns));
+	bind_text(st, 2, q->kind, 64);
+	sqlite3_bind_int(st, 3, q->severity < 0 ? 0 : q->severity);
+	sqlite3_bind_int64(st, 4, q->limit ? (int64_t)q->limit : 1000);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct imb_finding *f;
+
+		if (grow((void **)&arr, &cap, nr, sizeof(*f))) {
+			sqlite3_reset(st);
+			free(arr);
+			return -ENOMEM;
+		}
+		f = &arr[nr++];
+		memset(f, 0, sizeof(*f));
+		f->id = col_u64(st, 0);
+		col_text(st, 1, f->kind, sizeof(f->kind));
+		col_text(st, 2, sev, sizeof(sev));
+		f->severity = imb_severity_parse(sev);
+		if (f->severity < 0)
+			f->severity = IMB_SEV_INFO;
+		f->t_start_ns = col_u64(st, 3);
+		f->t_end_ns = col_u64(st, 4);
+		col_text(st, 5, f->subject, sizeof(f->subject));
+		f->value = sqlite3_column_double(st, 6);
+		f->threshold = sqlite3_column_double(st, 7);
+		col_text(st, 8, f->summary, sizeof(f->summary));
+		col_text(st, 9, f->evidence, sizeof(f->evidence));
+		f->open = sqlite3_column_int(st, 10);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE) {
+		free(arr);
+		return store_errno(rc);
+	}
+	*out = arr;
+	*n = nr;
+	return 0;
+}
+
+static const char *const cpu_metrics[] = {
+	"util_avg", "runnable_avg", "load_avg", "nr_running", "capacity", "group_type",
+	"overloaded_fraction", "kernel_util_avg", "kernel_runnable_avg", "kernel_load_avg",
+	"vruntime_rate",
+};
+static const char *const job_metrics[] = {
+	"unfairness", "mean_deviation", "max_deviation", "jain_index",
+};
+static const char *const window_metrics[] = { "events", "lost_events" };
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static int in_list(const char *m, const char *const *l, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(m, l[i]))
+			return 1;
+	return 0;
+}
+
+int store_metric_valid(const char *m)
+{
+	if (!m)
+		return 0;
+	if (in_list(m, cpu_metrics, ARRAY_SIZE(cpu_metrics)))
+		return 1;
+	if (in_list(m, job_metrics, ARRAY_SIZE(job_metrics)))
+		return 2;
+	if (in_list(m, window_metrics, ARRAY_SIZE(window_metrics)))
+		return 3;
+	return 0;
+}
+
+int store_reader_timeseries(struct store_reader *r, const struct store_series_query *q,
+			    struct store_point **out, size_t *n,
+			    char ***keys, size_t *nkeys, int *minute)
+{
+	int kind = store_metric_valid(q->metric);
+	struct store_point *pts = NULL;
+	size_t cap = 0, nr = 0, kcap = 0;
+	char sql[512], **ks = NULL;
+	sqlite3_stmt *st = NULL;
+	int64_t run = 0, raw_min = 0;
+	int rc, use_1m = 0;
+	size_t limit = q->limit ? q->limit : 100000;
+
+	*out = NULL;
+	*n = 0;
+	if (keys) {
+		*keys = NULL;
+		*nkeys = 0;
+	}
+	*minute = 0;
+	if (!kind)
+		return -EINVAL;	/* metric is whitelisted: only listed names reach SQL */
+	/* latest run and the oldest raw window still kept */
+	rc = sqlite3_prepare_v2(r->db, "SELECT r.id, (SELECT min(t_ns) FROM windows w"
+				" WHERE w.run_id = r.id) FROM runs r ORDER BY r.id DESC LIMIT 1",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return store_errno(rc);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		run = sqlite3_column_int64(st, 0);
+		raw_min = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (!run)
+		return 0;
+	use_1m = raw_min == 0 || (int64_t)q->since_ns < raw_min - NS_PER_MIN;
+
+	for (int pass = 0; pass < 2; pass++) {
+		const char *sfx = use_1m ? "_1m" : "";
+
+		if (kind == 1)
+			snprintf(sql, sizeof(sql), "SELECT t_ns, cpu, %s FROM cpu_samples%s"
+				 " WHERE run_id = ?1 AND t_ns >= ?2 AND t_ns <= ?3"
+				 " AND (?4 < 0 OR cpu = ?4) AND %s IS NOT NULL"
+				 " ORDER BY t_ns, cpu LIMIT ?5", q->metric, sfx, q->metric);
+		else if (kind == 2)
+			snprintf(sql, sizeof(sql), "SELECT t_ns, key, %s FROM job_samples%s"
+				 " WHERE run_id = ?1 AND t_ns >= ?2 AND t_ns <= ?3"
+				 " AND (?6 IS NULL OR key = ?6) ORDER BY t_ns, key LIMIT ?5",
+				 q->metric, sfx);
+		else
+			snprintf(sql, sizeof(sql), "SELECT t_ns, 0, %s FROM windows%s"
+				 " WHERE run_id = ?1 AND t_ns >= ?2 AND t_ns <= ?3"
+				 " ORDER BY t_ns LIMIT ?5", q->metric, sfx);
+		rc = sqlite3_prepare_v2(r->db, sql, -1, &st, NULL);
+		if (rc != SQLITE_OK)
+			return store_errno(rc);
+		sqlite3_bind_int64(st, 1, run);
+		sqlite3_bind_int64(st, 2, u2i(q->since_ns));
+		sqlite3_bind_int64(st, 3, q->until_ns ? u2i(q->until_ns) : INT64_MAX);
+		sqlite3_bind_int(st, 4, q->cpu);
+		sqlite3_bind_int64(st, 5, (int64_t)limit);
+		bind_text(st, 6, q->job, 64);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			struct store_point *p;
+			int32_t series = sqlite3_column_int(st, 1);
+
+			if (kind == 2) {
+				const char *k = (const char *)sqlite3_column_text(st, 1);
+				size_t i;
+
+				for (i = 0; i < (keys ? *nkeys : 0); i++)
+					if (!strcmp(ks[i], k ? k : ""))
+						break;
+				if (!keys) {
+					series = 0;
+				} else if (i == *nkeys) {
+					if (grow((void **)&ks, &kcap, *nkeys, sizeof(*ks)) ||
+					    !(ks[*nkeys] = strdup(k ? k : "")))
+						goto nomem;
+					*keys = ks;
+					(*nkeys)++;
+				}
+				series = (int32_t)i;
+			}
+			if (grow((void **)&pts, &cap, nr, sizeof(*p)))
+				goto nomem;
+			p = &pts[nr++];
+			p->t_ns = col_u64(st, 0);
+			p->series = series;
+			p->value = sqlite3_column_double(st, 2);
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+		if (rc != SQLITE_DONE) {
+			free(pts);
+			return store_errno(rc);
+		}
+		/* no raw rows in range (expired): fall back to minutes once */
+		if (nr || use_1m)
+			break;
+		use_1m = 1;
+	}
+	*out = pts;
+	*n = nr;
+	*minute = use_1m;
+	return 0;
+nomem:
+	sqlite3_finalize(st);
+	free(pts);
+	return -ENOMEM;
+}
