@@ -112,6 +112,7 @@ void model_free(struct model *m)
 	free(m->cpus);
 	free(m->tasks);
 	free(m->hash);
+	free(m->tgid_hint);
 	free(m);
 }
 
@@ -132,6 +133,72 @@ static int task_evict_one(struct model *m)
 	m->nr_tasks--;
 	m->evicted++;
 	return hash_rebuild(m, m->hash_cap);
+}
+
+static int32_t tgid_hint_find(const struct model *m, int32_t pid)
+{
+	size_t j;
+
+	if (!m->tgid_hint_cap)
+		return 0;
+	j = pid_hash(pid) & (m->tgid_hint_cap - 1);
+	while (m->tgid_hint[2 * j]) {
+		if (m->tgid_hint[2 * j] == pid)
+			return m->tgid_hint[2 * j + 1];
+		j = (j + 1) & (m->tgid_hint_cap - 1);
+	}
+	return 0;
+}
+
+int model_tgid_hint(struct model *m, int32_t pid, int32_t tgid)
+{
+	struct model_task *t;
+	size_t j;
+
+	if (pid <= 0 || tgid <= 0)
+		return 0;
+	if ((m->nr_tgid_hints + 1) * 2 > m->tgid_hint_cap) {
+		size_t cap = m->tgid_hint_cap ? m->tgid_hint_cap * 2 : 1024;
+		int32_t *h = calloc(cap * 2, sizeof(*h));
+
+		if (!h)
+			return -ENOMEM;
+		for (size_t i = 0; i < m->tgid_hint_cap; i++) {
+			int32_t p = m->tgid_hint[2 * i];
+
+			if (!p)
+				continue;
+			j = pid_hash(p) & (cap - 1);
+			while (h[2 * j])
+				j = (j + 1) & (cap - 1);
+			h[2 * j] = p;
+			h[2 * j + 1] = m->tgid_hint[2 * i + 1];
+		}
+		free(m->tgid_hint);
+		m->tgid_hint = h;
+		m->tgid_hint_cap = cap;
+	}
+	j = pid_hash(pid) & (m->tgid_hint_cap - 1);
+	while (m->tgid_hint[2 * j] && m->tgid_hint[2 * j] != pid)
+		j = (j + 1) & (m->tgid_hint_cap - 1);
+	if (!m->tgid_hint[2 * j])
+		m->nr_tgid_hints++;
+	m->tgid_hint[2 * j] = pid;
+	m->tgid_hint[2 * j + 1] = tgid;
+	m->has_tgids = true;
+	t = model_task_find(m, pid);
+	if (t)
+		t->tgid = tgid;
+	return 0;
+}
+
+int32_t model_task_job_pid(const struct model *m, const struct model_task *t)
+{
+	if (t->tgid)
+		return t->tgid;
+	if (!m->has_tgids && t->parent_pid > 0)
+		return t->parent_pid;
+	return t->pid;
 }
 
 static struct model_task *task_get(struct model *m, int32_t pid, uint64_t ts)
@@ -161,11 +228,20 @@ static struct model_task *task_get(struct model *m, int32_t pid, uint64_t ts)
 	t->prio = 120;
 	t->fair = true;
 	t->first_ns = t->last_ns = t->state_ns = ts;
+	t->tgid = tgid_hint_find(m, pid);
 	j = pid_hash(pid) & (m->hash_cap - 1);
 	while (m->hash[j])
 		j = (j + 1) & (m->hash_cap - 1);
 	m->hash[j] = (int32_t)(++m->nr_tasks);
 	return t;
+}
+
+static void task_set_tgid(struct model *m, struct model_task *t, int32_t tgid)
+{
+	if (tgid <= 0)
+		return;
+	t->tgid = tgid;
+	m->has_tgids = true;
 }
 
 static void task_set_prio(struct model_task *t, int prio)
@@ -428,8 +504,7 @@ static void ev_switch(struct model *m, const struct imb_event *ev)
 		prev = task_get(m, s->prev_pid, ts);
 		if (prev) {
 			task_note(prev, s->prev_comm, s->prev_prio, ts);
-			if (s->prev_tgid)
-				prev->tgid = s->prev_tgid;
+			task_set_tgid(m, prev, s->prev_tgid);
 			if (prev->cpu != ev->cpu || (prev->state != MODEL_TASK_RUNNING &&
 						     prev->state != MODEL_TASK_QUEUED)) {
 				/* first sight, or the trace missed how it got here */
@@ -481,8 +556,7 @@ static void ev_switch(struct model *m, const struct imb_event *ev)
 	if (!next)
 		return;
 	task_note(next, s->next_comm, s->next_prio, ts);
-	if (s->next_tgid)
-		next->tgid = s->next_tgid;
+	task_set_tgid(m, next, s->next_tgid);
 	if (s->next_cgroup)
 		next->cgroup = s->next_cgroup;
 	task_account(next, ts);
@@ -515,8 +589,7 @@ static void ev_wakeup(struct model *m, const struct imb_event *ev, bool fresh)
 	if (!t)
 		return;
 	task_note(t, w->comm, w->prio, ev->ts_ns);
-	if (w->tgid)
-		t->tgid = w->tgid;
+	task_set_tgid(m, t, w->tgid);
 	if (fresh && t->state == MODEL_TASK_UNKNOWN)
 		t->pelt_valid = false;
 	task_enqueue(m, t, cpu, ev->ts_ns, fresh);
@@ -574,24 +647,13 @@ static void ev_migrate(struct model *m, const struct imb_event *ev)
 static void ev_fork(struct model *m, const struct imb_event *ev)
 {
 	struct model_task *t = task_get(m, ev->fork.child_pid, ev->ts_ns);
-	struct model_task *parent;
 
 	if (!t)
 		return;
 	task_note(t, ev->fork.child_comm, -1, ev->ts_ns);
 	t->pelt_valid = false;
-	if (ev->fork.child_tgid) {
-		t->tgid = ev->fork.child_tgid;
-	} else if (!t->tgid) {
-		parent = model_task_find(m, ev->fork.parent_pid);
-		/*
-		 * The event does not say thread or process; a child whose
-		 * name is its parent's may be either.  Leave it unknown
-		 * (the report groups it by its own pid) unless the source
-		 * says.
-		 */
-		(void)parent;
-	}
+	t->parent_pid = ev->fork.parent_pid;
+	task_set_tgid(m, t, ev->fork.child_tgid);
 }
 
 static void ev_exit(struct model *m, const struct imb_event *ev)
@@ -743,8 +805,7 @@ static void ev_pelt_se(struct model *m, const struct imb_event *ev)
 	t = task_get(m, k->pid, ev->ts_ns);
 	if (!t)
 		return;
-	if (k->tgid)
-		t->tgid = k->tgid;
+	task_set_tgid(m, t, k->tgid);
 	if (!t->kavg_ns || !t->pelt_valid) {
 		pelt_from_kernel(&t->avg, k->last_update_time, k->load_sum, k->runnable_sum,
 				 k->util_sum, k->period_contrib, k->load_avg, k->runnable_avg,
@@ -866,6 +927,42 @@ void model_window_reset(struct model *m, uint64_t now_ns)
 	}
 	m->win_start_ns = now_ns;
 	m->win_events = m->win_lost = 0;
+}
+
+int model_evict_dead(struct model *m, uint64_t before_ns)
+{
+	size_t n = 0, cap;
+
+	for (size_t i = 0; i < m->nr_tasks; i++) {
+		struct model_task *t = &m->tasks[i];
+
+		if (t->state == MODEL_TASK_DEAD && t->last_ns < before_ns) {
+			m->evicted++;
+			continue;
+		}
+		if (n != i)
+			m->tasks[n] = *t;
+		n++;
+	}
+	if (n == m->nr_tasks)
+		return 0;
+	m->nr_tasks = n;
+	/* give memory back after a burst of short-lived tasks */
+	cap = m->cap_tasks;
+	while (cap > 256 && n * 4 < cap)
+		cap /= 2;
+	if (cap != m->cap_tasks) {
+		struct model_task *nt = realloc(m->tasks, cap * sizeof(*nt));
+
+		if (nt) {
+			m->tasks = nt;
+			m->cap_tasks = cap;
+		}
+	}
+	cap = m->hash_cap;
+	while (cap > 1024 && n * 8 < cap)
+		cap /= 2;
+	return hash_rebuild(m, cap);
 }
 
 uint64_t model_task_run_ns(const struct model_task *t)

@@ -52,6 +52,7 @@ enum model_signal { MODEL_SIG_UTIL, MODEL_SIG_RUNNABLE, MODEL_SIG_LOAD, MODEL_SI
 struct model_task {
 	int32_t pid;
 	int32_t tgid;			/* 0: unknown, treat as pid */
+	int32_t parent_pid;		/* who forked it (sched_process_fork), 0 unknown */
 	char comm[IMB_COMM_LEN];
 	int prio;
 	int nice;
@@ -137,6 +138,9 @@ struct model {
 	uint64_t win_events, win_lost;
 	bool has_runtime_events;
 	bool has_kernel_pelt;
+	bool has_tgids;			/* the source or hints gave tgids */
+	int32_t *tgid_hint;		/* pairs pid,tgid, open addressing on pid */
+	size_t tgid_hint_cap, nr_tgid_hints;
 	uint64_t out_of_order;		/* events older than the previous one */
 
 	struct model_err_hist err_cpu[MODEL_SIG__COUNT];
@@ -179,6 +183,26 @@ struct model_task *model_task_find(const struct model *m, int32_t pid);
  * model_err_quantile - the q-quantile (0..1) of an error histogram
  */
 uint64_t model_err_quantile(const struct model_err_hist *h, double q);
+
+/**
+ * model_evict_dead - drop tasks that died before @before_ns and shrink the
+ * tables (the live daemon calls it at window ends, so memory returns to
+ * its baseline after a burst of short-lived tasks); 0 or -ENOMEM
+ */
+int model_evict_dead(struct model *m, uint64_t before_ns);
+
+/**
+ * model_tgid_hint - tell the model that @pid belongs to process @tgid
+ * (a pid->tgid map that came with the recording); 0 or -ENOMEM
+ */
+int model_tgid_hint(struct model *m, int32_t pid, int32_t tgid);
+
+/**
+ * model_task_job_pid - the process a task belongs to: its tgid when known;
+ * when the run has no tgids at all, the task that forked it (threads and
+ * worker processes join their creator); else its own pid
+ */
+int32_t model_task_job_pid(const struct model *m, const struct model_task *t);
 
 /** model_task_run_ns - CPU time: sched_stat_runtime sum, else switch intervals */
 uint64_t model_task_run_ns(const struct model_task *t);

@@ -109,6 +109,11 @@ void pipeline_free(struct pipeline *p)
 	free(p);
 }
 
+int pipeline_tgid_hint(struct pipeline *p, int32_t pid, int32_t tgid)
+{
+	return model_tgid_hint(p->m, pid, tgid);
+}
+
 const struct model *pipeline_model(const struct pipeline *p)
 {
 	return p->m;
@@ -219,8 +224,8 @@ static int window_fairness(struct pipeline *p, uint64_t len_ns)
 	return 0;
 }
 
-static void job_key(const struct analyzer_config *cfg, const struct model_task *t, char *key,
-		    size_t len, char *kind, size_t klen)
+static void job_key(const struct analyzer_config *cfg, const struct model *m,
+		    const struct model_task *t, char *key, size_t len, char *kind, size_t klen)
 {
 	if (cfg->group_by == ANALYZER_GROUP_COMM) {
 		snprintf(key, len, "comm:%s", t->comm);
@@ -229,7 +234,7 @@ static void job_key(const struct analyzer_config *cfg, const struct model_task *
 		snprintf(key, len, "cgroup:%llu", (unsigned long long)t->cgroup);
 		snprintf(kind, klen, "cgroup");
 	} else {
-		snprintf(key, len, "process:%d", t->tgid ? t->tgid : t->pid);
+		snprintf(key, len, "process:%d", model_task_job_pid(m, t));
 		snprintf(kind, klen, "process");
 	}
 }
@@ -249,7 +254,6 @@ static int jobs_build(const struct analyzer_config *cfg, const struct model *m,
 	size_t nj = 0;
 	int rc = 0;
 
-	(void)m;
 	if (!jobs || !sum_x || !sum_x2 || !minr || !maxr || !nfull || !ndev) {
 		rc = -ENOMEM;
 		goto out;
@@ -259,7 +263,7 @@ static int jobs_build(const struct analyzer_config *cfg, const struct model *m,
 		char key[64], kind[12];
 		size_t j;
 
-		job_key(cfg, src[i], key, sizeof(key), kind, sizeof(kind));
+		job_key(cfg, m, src[i], key, sizeof(key), kind, sizeof(kind));
 		for (j = 0; j < nj; j++)
 			if (!strcmp(jobs[j].key, key))
 				break;

@@ -56,6 +56,9 @@ int pipeline_flush(struct pipeline *p, uint64_t now_ns);
  */
 struct imb_window *pipeline_finish(struct pipeline *p);
 
+/** pipeline_tgid_hint - see model_tgid_hint(); 0 or -ENOMEM */
+int pipeline_tgid_hint(struct pipeline *p, int32_t pid, int32_t tgid);
+
 /** pipeline_model - the model, read-only */
 const struct model *pipeline_model(const struct pipeline *p);
 

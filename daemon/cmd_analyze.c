@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ struct analyze_opts {
 	bool verbose, quiet;
 	const char *db;
 	const char *topology;
+	const char *tgids;
 	int fail_on;		/* -1: never */
 	unsigned int top;
 	struct analyzer_config cfg;
@@ -44,6 +46,8 @@ static void analyze_usage(FILE *f)
 		"  --window MS            window length (default 1000 ms)\n"
 		"  --capacity LIST        CPU capacities: '1024,512' or '0-3:1024,4-7:512'\n"
 		"  --topology FILE        CPU topology (lines 'cpu N node M [llc L]')\n"
+		"  --tgids FILE           pid->tgid map ('PID TGID' lines; default: FILE.tgids\n"
+		"                         or NAME.tgids beside NAME.dat when present)\n"
 		"  --group-by KIND        jobs by process (default), comm or cgroup\n"
 		"  --unfairness-threshold PCT   finding above this unfairness (default 10)\n"
 		"  --unfairness-min DURATION    ...sustained this long (default 5s)\n"
@@ -64,7 +68,7 @@ static void analyze_usage(FILE *f)
 enum {
 	OPT_JSON = 256, OPT_DB, OPT_WINDOW, OPT_CAPACITY, OPT_TOPOLOGY, OPT_GROUP_BY,
 	OPT_UNFAIR, OPT_UNFAIR_MIN, OPT_IMB_PCT, OPT_DRIFT, OPT_PINGPONG, OPT_FAIL_ON, OPT_TOP,
-	OPT_DUMP,
+	OPT_DUMP, OPT_TGIDS,
 };
 
 static const struct option analyze_longopts[] = {
@@ -82,6 +86,7 @@ static const struct option analyze_longopts[] = {
 	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "dump-events", no_argument, NULL, OPT_DUMP },
+	{ "tgids", required_argument, NULL, OPT_TGIDS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -140,6 +145,72 @@ static int feed_event(const struct imb_event *ev, void *ctx)
 static int dump_event(const struct imb_event *ev, void *ctx)
 {
 	return report_dump_event(stdout, ev);
+}
+
+/*
+ * A pid->tgid map beside a recording ("pid tgid" lines, the format of
+ * tracefs saved_tgids): FILE.tgids, or NAME.tgids for NAME.dat.  Returns 0
+ * when there is none or it was read, -errno with @err on a bad file.
+ */
+static int load_tgids(struct pipeline *p, const char *path, const char *explicit_path, char *err,
+		      const char **used)
+{
+	char buf[4096];
+	const char *cand[2];
+	size_t len = strlen(path);
+	FILE *f = NULL;
+	int lineno = 0, rc = 0;
+
+	*used = NULL;
+	if (explicit_path) {
+		f = fopen(explicit_path, "re");
+		if (!f) {
+			snprintf(err, SOURCE_ERR_LEN, "%s: %s", explicit_path, strerror(errno));
+			return -errno;
+		}
+		*used = explicit_path;
+	} else {
+		static char a[4096], b[4096];
+
+		if (!strcmp(path, "-") || len + 8 > sizeof(a))
+			return 0;
+		snprintf(a, sizeof(a), "%s.tgids", path);
+		snprintf(b, sizeof(b), "%.*s.tgids", (int)(len > 4 && !strcmp(path + len - 4, ".dat") ?
+							len - 4 : len), path);
+		cand[0] = b;
+		cand[1] = a;
+		for (int i = 0; i < 2 && !f; i++) {
+			f = fopen(cand[i], "re");
+			if (f)
+				*used = cand[i];
+		}
+		if (!f)
+			return 0;
+	}
+	while (fgets(buf, sizeof(buf), f)) {
+		long pid, tgid;
+		char *end;
+
+		lineno++;
+		if (buf[0] == '#' || buf[0] == '\n')
+			continue;
+		pid = strtol(buf, &end, 10);
+		tgid = strtol(end, &end, 10);
+		while (*end == ' ' || *end == '\t' || *end == '\n')
+			end++;
+		if (pid <= 0 || tgid <= 0 || pid > INT32_MAX || tgid > INT32_MAX || *end) {
+			snprintf(err, SOURCE_ERR_LEN, "%s: line %d: want 'PID TGID'", *used, lineno);
+			rc = -EINVAL;
+			break;
+		}
+		if (pipeline_tgid_hint(p, (int32_t)pid, (int32_t)tgid)) {
+			snprintf(err, SOURCE_ERR_LEN, "%s: out of memory", *used);
+			rc = -ENOMEM;
+			break;
+		}
+	}
+	fclose(f);
+	return rc;
 }
 
 static bool file_is_text(const char *path)
@@ -234,6 +305,9 @@ int cmd_analyze(int argc, char **argv)
 		case OPT_DUMP:
 			dump = true;
 			break;
+		case OPT_TGIDS:
+			o.tgids = optarg;
+			break;
 		case 'v':
 			o.verbose = true;
 			break;
@@ -289,6 +363,7 @@ int cmd_analyze(int argc, char **argv)
 	for (int i = 0; i < nruns; i++) {
 		struct analyze_run *r = &runs[i];
 		char err[SOURCE_ERR_LEN] = "";
+		const char *tgids_used;
 		int e;
 
 		r->path = argv[optind + i];
@@ -298,6 +373,14 @@ int cmd_analyze(int argc, char **argv)
 			rc = CLI_EXIT_USAGE;
 			goto out;
 		}
+		e = load_tgids(r->p, r->path, o.tgids, err, &tgids_used);
+		if (e) {
+			fprintf(stderr, "imbalanced: %s\n", err);
+			rc = CLI_EXIT_USAGE;
+			goto out;
+		}
+		if (tgids_used && o.verbose)
+			fprintf(stderr, "imbalanced: %s: tgids from %s\n", r->path, tgids_used);
 		e = read_file(r->path, feed_event, r->p, &r->info, err);
 		if (e) {
 			fprintf(stderr, "imbalanced: %s: %s\n", r->path, err[0] ? err : strerror(-e));
