@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * imbalance.bpf.c - the kernel side of imbalanced's live source.
+ *
+ * tp_btf programs on the scheduler's tracepoints (sched_switch, wakeups,
+ * migrations, fork/exit, sched_stat_runtime, the NUMA ones) and on the bare
+ * PELT tracepoints (pelt_cfs_tp, pelt_se_tp).  Each writes one wire record
+ * (imbalance.h) into a single ring buffer: a monotonic timestamp, the CPU,
+ * the run queue's own clocks (clock_task, clock_pelt, lost_idle_time) and
+ * the event's fields.  Field renames across kernels are resolved with CO-RE
+ * (core_fixes.bpf.h).  Knobs are read-only globals set by the loader between
+ * open and load, so the verifier prunes what is switched off.  A failed ring
+ * buffer reservation is counted per CPU in `drops`; every program returns 0.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "core_fixes.bpf.h"
+#include "imbalance.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Knobs, set by source_bpf.c before load. */
+const volatile __u32 events_mask = IMB_W_ALL;		/* IMB_W_BIT(kind) */
+const volatile __u64 pelt_se_min_interval_ns = 0;	/* per task; 0: no limit */
+const volatile __u32 switch_has_state_arg = 1;		/* 5.18+: 4th arg prev_state */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);			/* resized by the loader */
+} events SEC(".maps");
+
+/* Reservations that failed, per CPU (key 0). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+/* Last pelt_se record sent per task, for the rate limit. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u64);
+} se_last SEC(".maps");
+
+/* A task_struct layout without thread_info in the task (no THREAD_INFO_IN_TASK). */
+struct task_struct___cpu {
+	unsigned int cpu;
+};
+
+static __always_inline bool imb_on(unsigned int kind)
+{
+	return events_mask & IMB_W_BIT(kind);
+}
+
+static __always_inline void *imb_reserve(__u64 size)
+{
+	void *rec = bpf_ringbuf_reserve(&events, size, 0);
+
+	if (!rec) {
+		__u32 zero = 0;
+		__u64 *n = bpf_map_lookup_elem(&drops, &zero);
+
+		if (n)
+			*n += 1;	/* per-CPU slot: no other writer */
+	}
+	return rec;
+}
+
+/* Fill the common header from @rq (may be NULL: no clocks). */
+static __always_inline void imb_hdr_fill(struct imb_wire_hdr *h, unsigned int kind,
+					 struct rq *rq, __u32 cpu)
+{
+	h->ts_ns = bpf_ktime_get_ns();
+	h->cpu = cpu;
+	h->kind = kind;
+	h->flags = 0;
+	h->clock_task = 0;
+	h->clock_pelt = 0;
+	h->lost_idle_time = 0;
+	if (!rq)
+		return;
+	/* clock_pelt first: a concurrent update then cannot make it pass clock_task. */
+	h->clock_pelt = BPF_CORE_READ(rq, clock_pelt);
+	h->clock_task = BPF_CORE_READ(rq, clock_task);
+	h->flags = IMB_WF_CLOCKS;
+	if (bpf_core_field_exists(rq->lost_idle_time)) {
+		h->lost_idle_time = BPF_CORE_READ(rq, lost_idle_time);
+		h->flags |= IMB_WF_LOST_IDLE;
+	}
+}
+
+static __always_inline __u32 imb_task_cpu(struct task_struct *p)
+{
+	if (bpf_core_field_exists(p->thread_info.cpu))
+		return BPF_CORE_READ(p, thread_info.cpu);
+	return BPF_CORE_READ((struct task_struct___cpu *)p, cpu);
+}
+
+/* The cgroup id of a task group; autogroups get IMB_AUTOGROUP_MARK | id. */
+static __always_inline __u64 imb_tg_id(struct task_group *tg)
+{
+	struct cgroup *cg;
+
+	if (!tg)
+		return 0;
+	cg = BPF_CORE_READ(tg, css.cgroup);
+	if (cg)
+		return BPF_CORE_READ(cg, kn, id);
+	if (bpf_core_field_exists(tg->autogroup)) {
+		struct autogroup *ag = BPF_CORE_READ(tg, autogroup);
+
+		if (ag)
+			return IMB_AUTOGROUP_MARK | (__u64)BPF_CORE_READ(ag, id);
+	}
+	return 0;
+}
+
+static __always_inline void imb_avg_read(struct imb_w_avg *o, struct sched_avg *sa)
+{
+	o->last_update_time = BPF_CORE_READ(sa, last_update_time);
+	o->load_sum = BPF_CORE_READ(sa, load_sum);
+	o->runnable_sum = BPF_CORE_READ(sa, runnable_sum);
+	o->util_sum = BPF_CORE_READ(sa, util_sum);
+	o->period_contrib = BPF_CORE_READ(sa, period_contrib);
+	o->load_avg = BPF_CORE_READ(sa, load_avg);
+	o->runnable_avg = BPF_CORE_READ(sa, runnable_avg);
+	o->util_avg = BPF_CORE_READ(sa, util_avg);
+}
+
+/* The rq owning @cfs_rq: cfs_rq->rq, or the enclosing rq without group scheduling. */
+static __always_inline struct rq *imb_cfs_rq_rq(struct cfs_rq *cfs_rq)
+{
+	if (bpf_core_field_exists(cfs_rq->rq))
+		return BPF_CORE_READ(cfs_rq, rq);
+	return (struct rq *)((void *)cfs_rq - bpf_core_field_offset(struct rq, cfs));
+}
+
+/*
+ * The rq of @p's CPU, through p->se.cfs_rq, which set_task_rq() keeps
+ * pointing at the task's CPU for every scheduling class (the idle task
+ * included).  Not through bpf_this_cpu_ptr(&runqueues): a per-CPU ksym needs
+ * the symbol in kallsyms, which kernels without CONFIG_KALLSYMS_ALL (this
+ * one) do not list.  Without group scheduling there is no se.cfs_rq: NULL.
+ */
+static __always_inline struct rq *imb_task_rq(struct task_struct *p)
+{
+	struct cfs_rq *cfs_rq;
+
+	if (!p || !bpf_core_field_exists(p->se.cfs_rq))
+		return NULL;
+	cfs_rq = BPF_CORE_READ(p, se.cfs_rq);
+	return cfs_rq ? imb_cfs_rq_rq(cfs_rq) : NULL;
+}
+
+SEC("tp_btf/pelt_cfs_tp")
+int BPF_PROG(imb_pelt_cfs, struct cfs_rq *cfs_rq)
+{
+	struct imb_w_pelt_cfs *r;
+	struct sched_entity *curr;
+	struct rq *rq;
+	int is_zero = 0;
+
+	if (!imb_on(IMB_W_PELT_CFS) || !cfs_rq)
+		return 0;
+	r = imb_reserve(sizeof(*r));
+	if (!r)
+		return 0;
+	rq = imb_cfs_rq_rq(cfs_rq);
+	imb_hdr_fill(&r->h, IMB_W_PELT_CFS, rq, BPF_CORE_READ(rq, cpu));
+
+	r->root = 1;
+	r->cgroup_id = 0;
+	if (bpf_core_field_exists(cfs_rq->tg)) {
+		struct task_group *tg = BPF_CORE_READ(cfs_rq, tg);
+
+		if (tg && BPF_CORE_READ(tg, parent)) {
+			r->root = 0;
+			r->cgroup_id = imb_tg_id(tg);
+		}
+	}
+	r->nr_queued = imb_cfs_nr_queued(cfs_rq);
+	r->h_nr_queued = imb_cfs_h_nr_queued(cfs_rq);
+	r->h_nr_runnable = imb_cfs_h_nr_runnable(cfs_rq);
+	imb_avg_read(&r->avg, &cfs_rq->avg);
+
+	r->vflags = 0;
+	r->vruntime_ref = imb_cfs_vruntime_ref(cfs_rq, &is_zero);
+	if (is_zero)
+		r->vflags |= IMB_WV_ZERO_VRUNTIME;
+	r->sum_w_vruntime = 0;
+	r->sum_weight = 0;
+	if (imb_cfs_vsums(cfs_rq, &r->sum_w_vruntime, &r->sum_weight))
+		r->vflags |= IMB_WV_SUMS;
+	r->curr_vruntime = 0;
+	r->curr_weight = 0;
+	curr = BPF_CORE_READ(cfs_rq, curr);
+	if (curr && BPF_CORE_READ(curr, on_rq)) {
+		r->curr_vruntime = BPF_CORE_READ(curr, vruntime);
+		r->curr_weight = BPF_CORE_READ(curr, load.weight);
+		r->vflags |= IMB_WV_CURR;
+	}
+	r->pad = 0;
+	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
+SEC("tp_btf/pelt_se_tp")
+int BPF_PROG(imb_pelt_se, struct sched_entity *se)
+{
+	struct imb_w_pelt_se *r;
+	struct cfs_rq *my_q = NULL;
+	struct rq *rq = NULL;
+	__u32 pid = 0, tgid = 0;
+	__u64 cgid = 0;
+	__u32 cpu;
+
+	if (!imb_on(IMB_W_PELT_SE) || !se)
+		return 0;
+	if (bpf_core_field_exists(se->my_q))
+		my_q = BPF_CORE_READ(se, my_q);
+	if (!my_q) {
+		struct task_struct *p = (void *)se - bpf_core_field_offset(struct task_struct, se);
+
+		pid = BPF_CORE_READ(p, pid);
+		tgid = BPF_CORE_READ(p, tgid);
+		if (pelt_se_min_interval_ns) {
+			__u64 now = bpf_ktime_get_ns();
+			__u64 *last = bpf_map_lookup_elem(&se_last, &pid);
+
+			if (last && now - *last < pelt_se_min_interval_ns)
+				return 0;
+			bpf_map_update_elem(&se_last, &pid, &now, BPF_ANY);
+		}
+	} else if (bpf_core_field_exists(my_q->tg)) {
+		cgid = imb_tg_id(BPF_CORE_READ(my_q, tg));
+	}
+	if (bpf_core_field_exists(se->cfs_rq)) {
+		struct cfs_rq *cfs_rq = BPF_CORE_READ(se, cfs_rq);
+
+		if (cfs_rq)
+			rq = imb_cfs_rq_rq(cfs_rq);
+	}
+	cpu = rq ? BPF_CORE_READ(rq, cpu) : bpf_get_smp_processor_id();
+
+	r = imb_reserve(sizeof(*r));
+	if (!r)
+		return 0;
+	imb_hdr_fill(&r->h, IMB_W_PELT_SE, rq, cpu);
+	r->pid = pid;
+	r->tgid = tgid;
+	r->cgroup_id = cgid;
+	imb_avg_read(&r->avg, &se->avg);
+	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(imb_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	struct imb_w_switch *r;
+
+	if (!imb_on(IMB_W_SWITCH))
+		return 0;
+	r = imb_reserve(sizeof(*r));
+	if (!r)
+		return 0;
+	imb_hdr_fill(&r->h, IMB_W_SWITCH, imb_task_rq(prev), bpf_get_smp_processor_id());
+	r->prev_pid = BPF_CORE_READ(prev, pid);
+	r->prev_tgid = BPF_CORE_READ(prev, tgid);
+	r->prev_prio = BPF_CORE_READ(prev, prio);
+	/* 5.18 ("sched/tracing: Append prev_state to tp args instead") */
+	if (switch_has_state_arg)
+		r->prev_state = (unsigned int)ctx[3];
+	else
+		r->prev_state = imb_task_state(prev);
+	r->preempt = preempt;
+	r->prev_exit_state = BPF_CORE_READ(prev, exit_state);
+	r->pad = 0;
+	r->next_pid = BPF_CORE_READ(next, pid);
+	r->next_tgid = BPF_CORE_READ(next, tgid);
+	r->next_prio = BPF_CORE_READ(next, prio);
+	/* bpf_get_current_cgroup_id() would give prev's: read next's own. */
+	r->next_cgroup = BPF_CORE_READ(next, cgroups, dfl_cgrp, kn, id);
+	BPF_CORE_READ_STR_INTO(&r->prev_comm, prev, comm);
+	BPF_CORE_READ_STR_INTO(&r->next_comm, next, comm);
+	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
+static __always_inline int imb_wakeup_emit(struct task_struct *p, unsigned int kind)
+{
+	struct imb_w_wakeup *r;
+
+	if (!imb_on(kind))
+		return 0;
+	r = imb_reserve(sizeof(*r));
+	if (!r)
+		return 0;
+	imb_hdr_fill(&r->h, kind, imb_task_rq(p), bpf_get_smp_processor_id());
+	r->pid = BPF_CORE_READ(p, pid);
+	r->tgid = BPF_CORE_READ(p, tgid);
+	r->prio = BPF_CORE_READ(p, prio);
+	r->target_cpu = imb_task_cpu(p);
+	BPF_CORE_READ_STR_INTO(&r->comm, p, comm);
+	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(imb_wakeup, struct task_struct *p)
+{
+	return imb_wakeup_emit(p, IMB_W_WAKEUP);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(imb_wakeup_new, struct task_struct *p)
+{
+	return imb_wakeup_emit(p, IMB_W_WAKEUP_NEW);
+}
+
+SEC("tp_btf/sched_migrate_task")
+int BPF_PROG(imb_migrate, struct task_struct *p, int dest_cpu)
+{
+	struct imb_w_migrate *r;
+
+	if (!imb_on(IMB_W_MIGRATE))
+		return 0;
+	r = imb_reserve(sizeof(*r));
+	if (!r)
+		return 0;
+	imb_hdr_fill(&r->h, IMB_W_MIGRATE, imb_task_rq(p), bpf_get_smp_processor_id());
+	r->pid = BPF_CORE_READ(p, pid);
+	r->prio = BPF_CORE_READ(p, prio);
+	r->orig_cpu = imb_task_cpu(p);
+	r->dest_cpu = dest_cpu;
+	BPF_CORE_READ_STR_INTO(&r->comm, p, comm);
+	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(imb_fork, struct task_struct *parent, struct task_struct *child)
+{
+	struct imb_w_fork *r;
+
+	if (!imb_on(IMB_W_FORK))
+		return 0;
+	r = imb_reserve(sizeof(*r));
+	if (!r)
+		return 0;
+	imb_hdr_fill(&r->h, IMB_W_FORK, imb_task_rq(parent), bpf_get_smp_processor_id());
+	r->parent_pid = BPF_CORE_READ(parent, pid);
+	r->child_pid = BPF_CORE_READ(child, pid);
+	r->child_tgid = BPF_CORE_READ(child, tgid);
+	r->pad = 0;
+	BPF_CORE_READ_STR_INTO(&r->child_comm, child, comm);
+	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(imb_exit, struct task_struct *p)
+{
+	struct imb_w_exit *r;
+
+	if (!imb_on(IMB_W_EXIT))
+		return 0;
+	if (pelt_se_min_interval_ns) {
+		__u32 pid = BPF_CORE_READ(p, pid);
+
+		bpf_map_delete_elem(&se_last, &pid);
+	}
+	r = imb_reserve(sizeof(*r));
+	if (!r)
+		return 0;
+	imb_hdr_fill(&r->h, IMB_W_EXIT, imb_task_rq(p), bpf_get_smp_processor_id());
+	r->pid = BPF_CORE_READ(p, pid);
+	r->prio = BPF_CORE_READ(p, prio);
+	BPF_CORE_READ_STR_INTO(&r->comm, p, comm);
+	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_stat_runtime")
+int BPF_PROG(imb_runtime, struct task_struct *p, __u64 runtime)
+{
+	struct imb_w_runtime *r;
+
+	if (!imb_on(IMB_W_RUNTIME))
+		return 0;
+	r = imb_reserve(sizeof(*r));
+	if (!r)
+		return 0;
+	imb_hdr_fill(&r->h, IMB_W_RUNTIME, imb_task_rq(p), bpf_get_smp_processor_id());
+	r->pid = BPF_CORE_READ(p, pid);
+	r->pad = 0;
+	r->runtime_ns = runtime;
+	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
+static __always_inline __s32 imb_numa_gid(struct task_struct *p)
+{
+	struct numa_group *ng;
+
+	if (!p || !bpf_core_field_exists(p->numa_group))
+		return 0;
+	ng = BPF_CORE_READ(p, numa_group);
+	return ng ? BPF_CORE_READ(ng, gid) : 0;
+}
+
+/* NUMA node ids are filled in by the loader from the CPU numbers (-1 here). */
+static __always_inline int imb_numa_emit(unsigned int kind, struct task_struct *src, int src_cpu,
+					 struct task_struct *dst, int dst_cpu)
+{
+	struct imb_w_numa *r;
+
+	if (!imb_on(kind))
+		return 0;
+	r = imb_reserve(sizeof(*r));
+	if (!r)
+		return 0;
+	imb_hdr_fill(&r->h, kind, imb_task_rq(src), bpf_get_smp_processor_id());
+	r->src_pid = src ? BPF_CORE_READ(src, pid) : 0;
+	r->src_tgid = src ? BPF_CORE_READ(src, tgid) : 0;
+	r->src_ngid = imb_numa_gid(src);
+	r->src_cpu = src_cpu;
+	r->src_nid = -1;
+	r->dst_pid = dst ? BPF_CORE_READ(dst, pid) : 0;
+	r->dst_tgid = dst ? BPF_CORE_READ(dst, tgid) : 0;
+	r->dst_ngid = imb_numa_gid(dst);
+	r->dst_cpu = dst_cpu;
+	r->dst_nid = -1;
+	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_move_numa")
+int BPF_PROG(imb_numa_move, struct task_struct *p, int src_cpu, int dst_cpu)
+{
+	return imb_numa_emit(IMB_W_NUMA_MOVE, p, src_cpu, NULL, dst_cpu);
+}
+
+SEC("tp_btf/sched_swap_numa")
+int BPF_PROG(imb_numa_swap, struct task_struct *src, int src_cpu, struct task_struct *dst, int dst_cpu)
+{
+	return imb_numa_emit(IMB_W_NUMA_SWAP, src, src_cpu, dst, dst_cpu);
+}
+
+SEC("tp_btf/sched_stick_numa")
+int BPF_PROG(imb_numa_stick, struct task_struct *src, int src_cpu, struct task_struct *dst, int dst_cpu)
+{
+	return imb_numa_emit(IMB_W_NUMA_STICK, src, src_cpu, dst, dst_cpu);
+}

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * imbalance.h - wire records from the BPF programs to source_bpf.c.
+ *
+ * Every record written into the ring buffer starts with struct imb_wire_hdr
+ * (timestamp, CPU, the run queue's own clocks) followed by the body of its
+ * kind.  Only fixed-width __u32/__u64 types here: this header is compiled
+ * both by clang for the BPF target and by the host compiler.  The loader
+ * copies what it needs out of each record (ring buffer samples are not
+ * guaranteed to be 8-byte aligned beyond the record start).
+ */
+#ifndef IMB_BPF_IMBALANCE_H
+#define IMB_BPF_IMBALANCE_H
+
+#define IMB_W_COMM_LEN	16
+
+/* imb_wire_hdr.kind */
+enum imb_wire_kind {
+	IMB_W_SWITCH = 1,
+	IMB_W_WAKEUP,
+	IMB_W_WAKEUP_NEW,
+	IMB_W_MIGRATE,
+	IMB_W_FORK,
+	IMB_W_EXIT,
+	IMB_W_RUNTIME,
+	IMB_W_PELT_CFS,
+	IMB_W_PELT_SE,
+	IMB_W_NUMA_MOVE,
+	IMB_W_NUMA_SWAP,
+	IMB_W_NUMA_STICK,
+	IMB_W__COUNT
+};
+
+/* Bits of the events_mask knob: 1 << IMB_W_<kind>. */
+#define IMB_W_BIT(kind)		(1u << (kind))
+#define IMB_W_ALL		(((1u << IMB_W__COUNT) - 1) & ~1u)
+
+/* imb_wire_hdr.flags */
+#define IMB_WF_CLOCKS		0x1	/* clock_task/clock_pelt/lost_idle_time valid */
+#define IMB_WF_LOST_IDLE	0x2	/* the kernel has rq->lost_idle_time */
+
+/*
+ * Cgroup ids of autogroups: an autogroup's task_group has no cgroup, so the
+ * BPF side reports its autogroup id with this marker bit set (real kernfs
+ * ids never reach bit 63).
+ */
+#define IMB_AUTOGROUP_MARK	(1ULL << 63)
+
+struct imb_wire_hdr {
+	__u64 ts_ns;		/* bpf_ktime_get_ns(), CLOCK_MONOTONIC */
+	__u64 clock_task;	/* rq->clock_task, ns */
+	__u64 clock_pelt;	/* rq->clock_pelt, ns (not minus lost_idle_time) */
+	__u64 lost_idle_time;	/* rq->lost_idle_time, ns (0 where absent) */
+	__u32 cpu;		/* recording CPU; for PELT records the rq's CPU */
+	__u16 kind;		/* enum imb_wire_kind */
+	__u16 flags;		/* IMB_WF_* */
+};
+
+struct imb_w_switch {
+	struct imb_wire_hdr h;
+	__u32 prev_pid, prev_tgid, prev_prio;
+	__u32 prev_state;	/* raw task state (__state), see preempt */
+	__u32 next_pid, next_tgid, next_prio;
+	__u32 preempt;		/* 1: prev was preempted */
+	__u32 prev_exit_state;	/* prev->exit_state (EXIT_ZOMBIE, EXIT_DEAD) */
+	__u32 pad;
+	__u64 next_cgroup;	/* next->cgroups->dfl_cgrp->kn->id */
+	char prev_comm[IMB_W_COMM_LEN];
+	char next_comm[IMB_W_COMM_LEN];
+};
+
+/* IMB_W_WAKEUP, IMB_W_WAKEUP_NEW */
+struct imb_w_wakeup {
+	struct imb_wire_hdr h;
+	__u32 pid, tgid, prio, target_cpu;
+	char comm[IMB_W_COMM_LEN];
+};
+
+struct imb_w_migrate {
+	struct imb_wire_hdr h;
+	__u32 pid, prio, orig_cpu, dest_cpu;
+	char comm[IMB_W_COMM_LEN];
+};
+
+struct imb_w_fork {
+	struct imb_wire_hdr h;
+	__u32 parent_pid, child_pid, child_tgid, pad;
+	char child_comm[IMB_W_COMM_LEN];
+};
+
+struct imb_w_exit {
+	struct imb_wire_hdr h;
+	__u32 pid, prio;
+	char comm[IMB_W_COMM_LEN];
+};
+
+struct imb_w_runtime {
+	struct imb_wire_hdr h;
+	__u32 pid, pad;
+	__u64 runtime_ns;
+};
+
+/* The PELT signals of struct sched_avg. */
+struct imb_w_avg {
+	__u64 last_update_time;
+	__u64 load_sum;
+	__u64 runnable_sum;
+	__u64 load_avg;
+	__u64 runnable_avg;
+	__u64 util_avg;
+	__u32 util_sum;
+	__u32 period_contrib;
+};
+
+/* imb_w_pelt_cfs.vflags */
+#define IMB_WV_ZERO_VRUNTIME	0x1	/* vruntime_ref is zero_vruntime (else min_vruntime) */
+#define IMB_WV_SUMS		0x2	/* sum_w_vruntime/sum_weight valid */
+#define IMB_WV_CURR		0x4	/* curr_* valid: curr is queued on this cfs_rq */
+
+struct imb_w_pelt_cfs {
+	struct imb_wire_hdr h;
+	__u64 cgroup_id;	/* group: kernfs id (or autogroup id | IMB_AUTOGROUP_MARK); root: 0 */
+	__u32 root;		/* 1: the CPU's root cfs_rq */
+	__u32 nr_queued;	/* nr_queued / nr_running */
+	__u32 h_nr_queued;	/* h_nr_queued / h_nr_running */
+	__u32 h_nr_runnable;	/* h_nr_runnable (6.14+) or h_nr_queued */
+	struct imb_w_avg avg;
+	__u64 vruntime_ref;	/* zero_vruntime or min_vruntime */
+	__s64 sum_w_vruntime;	/* sum_w_vruntime / avg_vruntime (6.6+) */
+	__u64 sum_weight;	/* sum_weight / avg_load (6.6+) */
+	__u64 curr_vruntime;	/* cfs_rq->curr->vruntime */
+	__u64 curr_weight;	/* cfs_rq->curr->load.weight (full resolution) */
+	__u32 vflags;		/* IMB_WV_* */
+	__u32 pad;
+};
+
+struct imb_w_pelt_se {
+	struct imb_wire_hdr h;
+	__u32 pid, tgid;	/* task entity; 0 for a group entity */
+	__u64 cgroup_id;	/* group entity: cgroup id of se->my_q->tg */
+	struct imb_w_avg avg;
+};
+
+/* IMB_W_NUMA_MOVE (dst_pid.. = 0), IMB_W_NUMA_SWAP, IMB_W_NUMA_STICK */
+struct imb_w_numa {
+	struct imb_wire_hdr h;
+	__s32 src_pid, src_tgid, src_ngid, src_cpu, src_nid;
+	__s32 dst_pid, dst_tgid, dst_ngid, dst_cpu, dst_nid;
+};
+
+#endif /* IMB_BPF_IMBALANCE_H */
