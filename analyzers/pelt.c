@@ -135,7 +135,8 @@ int pelt_se_update(struct pelt_avg *se, uint64_t now, unsigned long se_weight,
 		   int on_rq, int runnable, int running)
 {
 	se->weight = se_weight;
-	if (!pelt_update_sum(se, now, !!on_rq, runnable ? 1 : 0, running))
+	if (!pelt_update_sum(se, now, !!on_rq,
+			     runnable > 0 ? (unsigned long)runnable : 0, running))
 		return 0;
 	pelt_update_avg(se, se_weight);
 	/* cfs_se_util_change(): util_avg changed, allow a new estimate */

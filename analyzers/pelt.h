@@ -143,10 +143,12 @@ int pelt_update_sum(struct pelt_avg *sa, uint64_t now, unsigned long load,
 void pelt_update_avg(struct pelt_avg *sa, unsigned long load);
 
 /**
- * pelt_se_update - __update_load_avg_se() for a task entity.
+ * pelt_se_update - __update_load_avg_se() for a task or group entity.
  * @se_weight: scale_load_down(weight), see pelt_nice_to_weight().
- * @on_rq, @runnable, @running: the entity's state since its last update
- *	(runnable is !!on_rq except for 6.12+ delayed-dequeue tasks).
+ * @on_rq, @runnable, @running: the entity's state since its last update.
+ *	For a task @runnable is !!on_rq except for 6.12+ delayed-dequeue
+ *	tasks (0); for a group entity it is runnable_weight, the child run
+ *	queue's h_nr_runnable (h_nr_running <= 6.13).
  * Recomputes the averages and clears the util_est UNCHANGED flag when a
  * boundary was crossed. Blocked decay is @on_rq = 0.
  * Return: 1 if the averages were recomputed.

@@ -871,6 +871,11 @@ static void test_edges(void)
 	pelt_update_sum(&a, 10 * P, 0, 1, 1);
 	ok(a.util_sum < 1000 && a.runnable_sum == 0,
 	   "with load 0 the entity is neither runnable nor running");
+	memset(&a, 0, sizeof(a));
+	pelt_se_update(&a, 32 * P, W0, 1, 3, 1);
+	ok(a.runnable_avg == 1536 && a.util_avg == 512 && a.load_avg == 512,
+	   "a group entity with 3 runnable tasks for 32 periods: runnable 1536, "
+	   "util 512, load 512");
 
 	is_int(pelt_nice_to_weight(0), 1024, "nice 0 weighs 1024");
 	is_int(pelt_nice_to_weight(-20), 88761, "nice -20 weighs 88761");
