@@ -30,7 +30,10 @@ struct analyzer_config {
 	unsigned int migration_min;	/* migrations before concentration counts */
 	double concentration_threshold;	/* share of migrations on one task (0.5) */
 	uint64_t pingpong_ns;		/* A->B->A within this is ping-pong */
+	uint64_t overload_min_ns;	/* overloaded windows spanning this make a finding */
+	unsigned int pingpong_min;	/* ping-pongs of one task before a finding */
 	int group_by;			/* enum analyzer_group_by */
+	bool live;			/* evict tasks that died a window ago (bounded memory) */
 	int nr_nodes;			/* NUMA nodes (1 unless topology known) */
 	int cpu_node[1024];		/* CPU -> node */
 	int llc_of[1024];		/* CPU -> LLC id (0 unless known) */

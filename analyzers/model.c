@@ -810,6 +810,7 @@ static void ev_pelt_se(struct model *m, const struct imb_event *ev)
 		pelt_from_kernel(&t->avg, k->last_update_time, k->load_sum, k->runnable_sum,
 				 k->util_sum, k->period_contrib, k->load_avg, k->runnable_avg,
 				 k->util_avg);
+		t->avg.weight = task_weight(t);	/* detach and remove need it */
 		t->pelt_valid = true;
 	} else if (t->cpu >= 0 && t->cpu < m->nr_cpus) {
 		bool on_rq = t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED;

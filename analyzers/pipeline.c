@@ -45,6 +45,8 @@ void pipeline_config_defaults(struct analyzer_config *cfg)
 	cfg->migration_min = 10;
 	cfg->concentration_threshold = 0.5;
 	cfg->pingpong_ns = 100000000ull;
+	cfg->overload_min_ns = 2000000000ull;
+	cfg->pingpong_min = 3;
 	cfg->group_by = ANALYZER_GROUP_PROCESS;
 	cfg->nr_nodes = 1;
 }
@@ -438,6 +440,8 @@ static int window_close(struct pipeline *p, uint64_t end_ns)
 	out.items = NULL;
 	p->windows++;
 	model_window_reset(m, end_ns);
+	if (p->cfg.live && end_ns > len)
+		model_evict_dead(m, end_ns - len);
 	p->win_start_ns = end_ns;
 	if (p->fn) {
 		p->fn(w, p->ctx);
@@ -481,9 +485,19 @@ int pipeline_event(struct pipeline *p, const struct imb_event *ev)
 
 int pipeline_flush(struct pipeline *p, uint64_t now_ns)
 {
-	if (!p->started || now_ns <= p->win_start_ns)
+	int rc;
+
+	if (!p->started) {
+		p->started = true;
+		p->win_start_ns = now_ns;
 		return 0;
-	return window_close(p, now_ns);
+	}
+	while (now_ns >= p->win_start_ns + p->cfg.window_ns) {
+		rc = window_close(p, p->win_start_ns + p->cfg.window_ns);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 struct imb_window *pipeline_finish(struct pipeline *p)

@@ -42,8 +42,9 @@ void pipeline_free(struct pipeline *p);
 int pipeline_event(struct pipeline *p, const struct imb_event *ev);
 
 /**
- * pipeline_flush - close the current window at @now_ns (live: on a timer
- * when no event arrives)
+ * pipeline_flush - close every window that ended at or before @now_ns
+ * (live: on a timer, so windows close when no event arrives); the first
+ * call starts the window clock if no event has.  0 or -errno
  */
 int pipeline_flush(struct pipeline *p, uint64_t now_ns);
 

@@ -10,6 +10,8 @@
 
 const struct cli_verb cli_verbs[] = {
 	{ "analyze", cmd_analyze },
+	{ "check", cmd_check },
+	{ "run", cmd_run },
 	{ NULL, NULL },
 };
 

@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * runtime.c - the live daemon's process (runtime.h).
+ *
+ * Initialised in dependency order and finalised in exact reverse:
+ * configuration, store, snapshot holder (HTTP readers), HTTP server, event
+ * source, pipeline.  The loop polls the source with a short timeout so
+ * that signals, window closes on quiet hosts and the watchdog are served
+ * within 100 ms.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analyzers/pipeline.h"
+#include "daemon/config.h"
+#include "daemon/hostinfo.h"
+#include "daemon/report.h"
+#include "daemon/runtime.h"
+#include "daemon/snapshot.h"
+#include "daemon/source_bpf.h"
+#include "daemon/source_tracefs.h"
+#include "daemon/store.h"
+#include "daemon/topology.h"
+
+#define POLL_MS 100
+
+enum { LOG_ERR = 3, LOG_WARN = 4, LOG_INFO = 6, LOG_DEBUG = 7 };
+
+struct runtime {
+	const struct runtime_opts *o;
+	struct config cfg;
+	struct hostinfo host;
+	struct store *store;
+	int64_t run_id;
+	struct snapshot *snap;
+	struct source_bpf *bpf;
+	struct source_tracefs *tfs;
+	const char *source_name;
+	struct pipeline *p;
+	uint64_t windows;
+	uint64_t store_errors;
+	bool journal;		/* stderr goes to the journal */
+};
+
+static void rt_log(const struct runtime *rt, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void rt_log(const struct runtime *rt, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (rt->o->quiet && level > LOG_ERR)
+		return;
+	if (!rt->o->verbose && level >= LOG_DEBUG)
+		return;
+	if (rt->journal)
+		fprintf(stderr, "<%d>", level);
+	fputs("imbalanced: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Configuration file, then the command line's overrides. */
+static int rt_config_read(const struct runtime_opts *o, struct config *c, char *err)
+{
+	char kerr[256];
+	int rc;
+
+	config_defaults(c);
+	rc = config_load(c, o->config_path, o->config_missing_ok, kerr);
+	if (rc) {
+		snprintf(err, 256, "%s: %s", o->config_path, kerr);
+		return rc;
+	}
+	for (int i = 0; i < o->nr_overrides; i++) {
+		rc = config_set(c, o->overrides[i][0], o->overrides[i][1], kerr);
+		if (rc) {
+			snprintf(err, 256, "%s", kerr);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Each closed window: store it, then hand it to the HTTP readers. */
+static void rt_on_window(struct imb_window *w, void *ctx)
+{
+	struct runtime *rt = ctx;
+
+	rt->windows++;
+	if (rt->store && store_window_commit(rt->store, rt->run_id, w)) {
+		if (!rt->store_errors++)
+			rt_log(rt, LOG_ERR, "%s: store: %s (further errors counted, not logged)",
+			       rt->cfg.db, store_last_error(rt->store));
+	}
+	rt_log(rt, LOG_DEBUG, "window %" PRIu64 ": %" PRIu64 " events, %" PRIu64
+	       " lost, %zu tasks, %zu findings", rt->windows, w->events, w->lost_events,
+	       w->nr_tasks, w->nr_findings);
+	if (w->lost_events)
+		rt_log(rt, LOG_WARN, "window %" PRIu64 ": %" PRIu64 " events lost", rt->windows,
+		       w->lost_events);
+	if (snapshot_publish(rt->snap, w))
+		rt_log(rt, LOG_ERR, "out of memory publishing a window");
+}
+
+static int rt_on_event(const struct imb_event *ev, void *ctx)
+{
+	struct runtime *rt = ctx;
+
+	return pipeline_event(rt->p, ev);
+}
+
+static int rt_source_open(struct runtime *rt, char *err)
+{
+	char berr[SOURCE_ERR_LEN] = "", terr[SOURCE_ERR_LEN] = "";
+
+	if (rt->cfg.source != CONFIG_SOURCE_TRACEFS) {
+		struct source_bpf_opts bo = {
+			.ringbuf_bytes = rt->cfg.ring_buffer_kb * 1024u,
+			.pelt_se_min_interval_ns = rt->cfg.pelt_se_rate_ns,
+		};
+
+		if (!rt->cfg.numa_events)
+			bo.events = ~(SOURCE_BPF_EV(IMB_EV_NUMA_MOVE) | SOURCE_BPF_EV(IMB_EV_NUMA_SWAP) |
+				      SOURCE_BPF_EV(IMB_EV_NUMA_STICK));
+		rt->bpf = source_bpf_open(&bo, berr);
+		if (rt->bpf) {
+			rt->source_name = "bpf";
+			return 0;
+		}
+		if (rt->cfg.source == CONFIG_SOURCE_BPF) {
+			snprintf(err, 256, "BPF source: %s", berr);
+			return -ENOTSUP;
+		}
+		rt_log(rt, LOG_WARN, "BPF source unavailable (%s); falling back to tracefs", berr);
+	}
+	{
+		struct source_tracefs_opts to = {
+			.buffer_kb = rt->cfg.tracefs_buffer_kb,
+			.no_numa = !rt->cfg.numa_events,
+		};
+		int removed = 0;
+
+		if (source_tracefs_cleanup_stale(&removed) == 0 && removed)
+			rt_log(rt, LOG_INFO, "removed %d stale tracefs instance(s)", removed);
+		rt->tfs = source_tracefs_open(&to, terr);
+		if (!rt->tfs) {
+			snprintf(err, 256, "no event source: %s%s%s", berr[0] ? berr : "",
+				 berr[0] ? "; tracefs: " : "", terr);
+			return -ENOTSUP;
+		}
+		rt->source_name = "tracefs";
+	}
+	return 0;
+}
+
+static int rt_source_poll(struct runtime *rt, int timeout_ms)
+{
+	if (rt->bpf)
+		return source_bpf_poll(rt->bpf, timeout_ms, rt_on_event, rt);
+	return source_tracefs_poll(rt->tfs, timeout_ms, rt_on_event, rt);
+}
+
+static void rt_source_drain(struct runtime *rt)
+{
+	if (rt->bpf)
+		source_bpf_flush(rt->bpf, rt_on_event, rt);
+	else if (rt->tfs)
+		source_tracefs_drain(rt->tfs, rt_on_event, rt);
+}
+
+static void rt_source_close(struct runtime *rt)
+{
+	source_bpf_close(rt->bpf);
+	rt->bpf = NULL;
+	if (rt->tfs)
+		source_tracefs_close(rt->tfs);
+	rt->tfs = NULL;
+}
+
+static int rt_store_open(struct runtime *rt, char *err)
+{
+	struct store_opts so = {
+		.raw_days = rt->cfg.retention_days,
+		.minute_days = rt->cfg.downsample_days,
+	};
+	struct store_run_info ri = {
+		.source = rt->source_name,
+		.kernel = rt->host.kernel,
+		.nr_cpus = (uint32_t)rt->host.nr_cpus,
+		.window_ns = rt->cfg.analyzer.window_ns,
+	};
+	const char *serr = NULL;
+
+	if (!rt->cfg.db[0])
+		return 0;
+	rt->store = store_open(rt->cfg.db, &so, &serr);
+	if (!rt->store) {
+		snprintf(err, 256, "%s: %s", rt->cfg.db, serr ? serr : strerror(errno));
+		return -EIO;
+	}
+	rt->run_id = store_run_begin(rt->store, &ri);
+	if (rt->run_id < 0) {
+		snprintf(err, 256, "%s: %s", rt->cfg.db, store_last_error(rt->store));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int rt_pipeline_new(struct runtime *rt)
+{
+	struct model_opts mo;
+	struct analyzer_config ac = rt->cfg.analyzer;
+
+	memset(&mo, 0, sizeof(mo));
+	mo.nr_cpus = rt->host.nr_cpus;
+	mo.max_tasks = rt->cfg.max_tasks;
+	for (int i = 0; i < rt->host.nr_cpus && i < MODEL_MAX_CPUS; i++)
+		mo.capacity[i] = rt->host.capacity[i];
+	ac.live = true;
+	topology_probe_sysfs(&ac);
+	rt->p = pipeline_new(&ac, &mo, rt_on_window, rt);
+	return rt->p ? 0 : -ENOMEM;
+}
+
+/* SIGHUP: re-read the file; keys that need a restart are named. */
+static void rt_reload(struct runtime *rt)
+{
+	struct config c;
+	char err[256];
+
+	sd_notify(0, "RELOADING=1");
+	if (rt_config_read(rt->o, &c, err)) {
+		rt_log(rt, LOG_ERR, "reload: %s (keeping the running configuration)", err);
+	} else {
+		if (strcmp(c.db, rt->cfg.db) || strcmp(c.listen, rt->cfg.listen) ||
+		    c.source != rt->cfg.source || c.analyzer.window_ns != rt->cfg.analyzer.window_ns ||
+		    c.ring_buffer_kb != rt->cfg.ring_buffer_kb)
+			rt_log(rt, LOG_WARN, "reload: db, listen, source, window and buffer sizes "
+			       "take effect at the next start");
+		/* what can change in place */
+		memcpy(rt->cfg.alert_hook, c.alert_hook, sizeof(c.alert_hook));
+		rt->cfg.alert_hook_timeout_s = c.alert_hook_timeout_s;
+		rt->cfg.alert_min_ns = c.alert_min_ns;
+		rt->cfg.alert_hysteresis = c.alert_hysteresis;
+		rt->cfg.alert_overload_ns = c.alert_overload_ns;
+		rt->cfg.alert_lost_events = c.alert_lost_events;
+		rt_log(rt, LOG_INFO, "configuration reloaded from %s", rt->o->config_path);
+	}
+	sd_notify(0, "READY=1");
+}
+
+/* The whole run as `analyze --json` would report it (--report FILE). */
+static void rt_report_write(struct runtime *rt, const struct imb_window *summary)
+{
+	struct source_info info;
+	struct report_run rr;
+	char tmp[CONFIG_PATH_MAX + 8];
+	FILE *f;
+	int rc;
+
+	memset(&info, 0, sizeof(info));
+	if (rt->bpf)
+		source_bpf_info(rt->bpf, &info);
+	else if (rt->tfs)
+		source_tracefs_info(rt->tfs, &info);
+	rr = (struct report_run){
+		.path = rt->source_name,
+		.info = &info,
+		.model = pipeline_model(rt->p),
+		.cfg = pipeline_config(rt->p),
+		.summary = summary,
+	};
+	snprintf(tmp, sizeof(tmp), "%s.tmp", rt->o->report_path);
+	f = fopen(tmp, "we");
+	if (!f) {
+		rt_log(rt, LOG_ERR, "%s: %s", tmp, strerror(errno));
+		return;
+	}
+	rc = report_json(f, &rr, 1);
+	if (fclose(f) || rc || rename(tmp, rt->o->report_path)) {
+		rt_log(rt, LOG_ERR, "%s: cannot write the report", rt->o->report_path);
+		unlink(tmp);
+	}
+}
+
+static void rt_done(struct runtime *rt)
+{
+	/* exact reverse of set-up */
+	pipeline_free(rt->p);
+	rt_source_close(rt);
+	snapshot_free(rt->snap);
+	store_close(rt->store);
+}
+
+int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
+		 volatile sig_atomic_t *reload, char *err)
+{
+	struct runtime rt;
+	struct snapshot_info si;
+	uint64_t t_start, last_wd = 0, wd_usec = 0, last_status = 0;
+	int rc;
+
+	memset(&rt, 0, sizeof(rt));
+	rt.o = o;
+	rt.journal = getenv("JOURNAL_STREAM") != NULL;
+	rc = rt_config_read(o, &rt.cfg, err);
+	if (rc)
+		return rc;
+	hostinfo_probe(&rt.host);
+	if (!rt.host.live_ok) {
+		snprintf(err, 256, "live mode cannot run here: %s", rt.host.reason);
+		return -ENOTSUP;
+	}
+
+	rt.snap = snapshot_new(0, 0);
+	if (!rt.snap) {
+		snprintf(err, 256, "out of memory");
+		return -ENOMEM;
+	}
+	rc = rt_source_open(&rt, err);
+	if (rc)
+		goto out;
+	rc = rt_store_open(&rt, err);
+	if (rc)
+		goto out;
+	rc = rt_pipeline_new(&rt);
+	if (rc) {
+		snprintf(err, 256, "out of memory");
+		goto out;
+	}
+	memset(&si, 0, sizeof(si));
+	snprintf(si.source, sizeof(si.source), "%s", rt.source_name);
+	snprintf(si.kernel, sizeof(si.kernel), "%s", rt.host.kernel);
+	gethostname(si.host, sizeof(si.host) - 1);
+	si.nr_cpus = (uint32_t)rt.host.nr_cpus;
+	si.window_ns = rt.cfg.analyzer.window_ns;
+	si.started_ns = real_ns();
+	snapshot_set_info(rt.snap, &si);
+
+	t_start = mono_ns();
+	pipeline_flush(rt.p, t_start);	/* start the window clock */
+	rt_log(&rt, LOG_INFO, "running: source %s, %d CPUs, window %" PRIu64 " ms%s%s",
+	       rt.source_name, rt.host.nr_cpus, rt.cfg.analyzer.window_ns / 1000000,
+	       rt.cfg.db[0] ? ", store " : "", rt.cfg.db);
+	sd_watchdog_enabled(0, &wd_usec);
+	sd_notifyf(0, "READY=1\nSTATUS=attached (%s)", rt.source_name);
+
+	while (!*stop) {
+		uint64_t now;
+
+		rc = rt_source_poll(&rt, POLL_MS);
+		if (rc < 0 && rc != -EINTR) {
+			snprintf(err, 256, "%s source: %s", rt.source_name, strerror(-rc));
+			goto out;
+		}
+		now = mono_ns();
+		/*
+		 * Close windows on a quiet host too; stay behind the sources'
+		 * reorder hold-back so no event of a closed window is late.
+		 */
+		if (now > 20000000ull)
+			pipeline_flush(rt.p, now - 20000000ull);
+		if (wd_usec && now - last_wd >= wd_usec * 1000ull / 2) {
+			sd_notify(0, "WATCHDOG=1");
+			last_wd = now;
+		}
+		if (now - last_status >= 10000000000ull) {
+			const struct model *m = pipeline_model(rt.p);
+
+			sd_notifyf(0, "STATUS=%s: %" PRIu64 " events, %" PRIu64 " lost, %zu tasks",
+				   rt.source_name, m->events, m->lost_events, m->nr_tasks);
+			last_status = now;
+		}
+		if (*reload) {
+			*reload = 0;
+			rt_reload(&rt);
+		}
+		if (o->duration_ns && now - t_start >= o->duration_ns)
+			break;
+	}
+	sd_notify(0, "STOPPING=1");
+	rt_source_drain(&rt);
+	{
+		struct imb_window *summary = pipeline_finish(rt.p);
+
+		if (summary && o->report_path)
+			rt_report_write(&rt, summary);
+		imb_window_free(summary);
+	}
+	{
+		const struct model *m = pipeline_model(rt.p);
+
+		rt_log(&rt, LOG_INFO, "stopped: %" PRIu64 " windows, %" PRIu64 " events, %" PRIu64
+		       " lost", rt.windows, m->events, m->lost_events);
+	}
+	rc = 0;
+out:
+	rt_done(&rt);
+	return rc;
+}
