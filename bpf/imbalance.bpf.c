@@ -25,6 +25,7 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 events_mask = IMB_W_ALL;		/* IMB_W_BIT(kind) */
 const volatile __u64 pelt_se_min_interval_ns = 0;	/* per task; 0: no limit */
 const volatile __u32 switch_has_state_arg = 1;		/* 5.18+: 4th arg prev_state */
+const volatile __u64 wakeup_bytes = 0;			/* wake the reader at this fill; 0: always */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -38,6 +39,14 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } drops SEC(".maps");
+
+/* The task each CPU switched to last (sched_switch), to spot unreported switches. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} cpu_curr SEC(".maps");
 
 /* Last pelt_se record sent per task, for the rate limit. */
 struct {
@@ -69,6 +78,20 @@ static __always_inline void *imb_reserve(__u64 size)
 			*n += 1;	/* per-CPU slot: no other writer */
 	}
 	return rec;
+}
+
+/*
+ * Commit @rec, waking the reader only once wakeup_bytes are waiting: a wake-up
+ * per record would make the reader's own switches a good part of the load.
+ */
+static __always_inline void imb_submit(void *rec)
+{
+	__u64 flags = 0;
+
+	if (wakeup_bytes)
+		flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
+			BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	bpf_ringbuf_submit(rec, flags);
 }
 
 /* Fill the common header from @rq (may be NULL: no clocks). */
@@ -205,7 +228,7 @@ int BPF_PROG(imb_pelt_cfs, struct cfs_rq *cfs_rq)
 		r->vflags |= IMB_WV_CURR;
 	}
 	r->pad = 0;
-	bpf_ringbuf_submit(r, 0);
+	imb_submit(r);
 	return 0;
 }
 
@@ -255,30 +278,17 @@ int BPF_PROG(imb_pelt_se, struct sched_entity *se)
 	r->tgid = tgid;
 	r->cgroup_id = cgid;
 	imb_avg_read(&r->avg, &se->avg);
-	bpf_ringbuf_submit(r, 0);
+	imb_submit(r);
 	return 0;
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(imb_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+/* Fill the prev/next task fields of a switch record. */
+static __always_inline void imb_switch_tasks(struct imb_w_switch *r, struct task_struct *prev,
+					     struct task_struct *next)
 {
-	struct imb_w_switch *r;
-
-	if (!imb_on(IMB_W_SWITCH))
-		return 0;
-	r = imb_reserve(sizeof(*r));
-	if (!r)
-		return 0;
-	imb_hdr_fill(&r->h, IMB_W_SWITCH, imb_task_rq(prev), bpf_get_smp_processor_id());
 	r->prev_pid = BPF_CORE_READ(prev, pid);
 	r->prev_tgid = BPF_CORE_READ(prev, tgid);
 	r->prev_prio = BPF_CORE_READ(prev, prio);
-	/* 5.18 ("sched/tracing: Append prev_state to tp args instead") */
-	if (switch_has_state_arg)
-		r->prev_state = (unsigned int)ctx[3];
-	else
-		r->prev_state = imb_task_state(prev);
-	r->preempt = preempt;
 	r->prev_exit_state = BPF_CORE_READ(prev, exit_state);
 	r->pad = 0;
 	r->next_pid = BPF_CORE_READ(next, pid);
@@ -288,7 +298,82 @@ int BPF_PROG(imb_switch, bool preempt, struct task_struct *prev, struct task_str
 	r->next_cgroup = BPF_CORE_READ(next, cgroups, dfl_cgrp, kn, id);
 	BPF_CORE_READ_STR_INTO(&r->prev_comm, prev, comm);
 	BPF_CORE_READ_STR_INTO(&r->next_comm, next, comm);
-	bpf_ringbuf_submit(r, 0);
+}
+
+static __always_inline void imb_curr_set(struct task_struct *next)
+{
+	__u32 zero = 0;
+	__u64 *cur = bpf_map_lookup_elem(&cpu_curr, &zero);
+
+	if (cur)
+		*cur = (__u64)(long)next;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(imb_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	struct imb_w_switch *r;
+
+	if (!imb_on(IMB_W_SWITCH))
+		return 0;
+	imb_curr_set(next);
+	r = imb_reserve(sizeof(*r));
+	if (!r)
+		return 0;
+	imb_hdr_fill(&r->h, IMB_W_SWITCH, imb_task_rq(prev), bpf_get_smp_processor_id());
+	imb_switch_tasks(r, prev, next);
+	/* 5.18 ("sched/tracing: Append prev_state to tp args instead") */
+	if (switch_has_state_arg)
+		r->prev_state = (unsigned int)ctx[3];
+	else
+		r->prev_state = imb_task_state(prev);
+	r->preempt = preempt;
+	r->synthetic = 0;
+	imb_submit(r);
+	return 0;
+}
+
+/*
+ * sched_exit_tp (6.18+) fires at the end of every __schedule().  Some
+ * kernels do not fire sched_switch for every switch (this host's kernel
+ * never reports one whose prev is a thread of its PID 1 agent, in tracefs
+ * nor BPF), which would leave the model believing the hidden task still
+ * runs.  When the task now running is not the one the last sched_switch on
+ * this CPU named, the switch was not reported: emit it, stamped now, with
+ * prev = that last task (its state read now; still runnable counts as
+ * preempted).  Reading it is safe: it cannot be freed before this CPU leaves
+ * __schedule() (RCU), and probe reads never fault.
+ */
+SEC("tp_btf/sched_exit_tp")
+int BPF_PROG(imb_sched_exit, bool is_switch)
+{
+	struct task_struct *prev, *next;
+	struct imb_w_switch *r;
+	__u64 *cur, last;
+	__u32 zero = 0;
+	unsigned int state;
+
+	if (!imb_on(IMB_W_SWITCH) || !is_switch)
+		return 0;
+	cur = bpf_map_lookup_elem(&cpu_curr, &zero);
+	next = bpf_get_current_task_btf();
+	if (!cur)
+		return 0;
+	last = *cur;
+	if (!last || last == (__u64)(long)next)
+		return 0;
+	*cur = (__u64)(long)next;
+	prev = (struct task_struct *)(long)last;
+	r = imb_reserve(sizeof(*r));
+	if (!r)
+		return 0;
+	imb_hdr_fill(&r->h, IMB_W_SWITCH, imb_task_rq(next), bpf_get_smp_processor_id());
+	imb_switch_tasks(r, prev, next);
+	state = imb_task_state(prev);
+	r->prev_state = state;
+	r->preempt = state == 0;
+	r->synthetic = 1;
+	imb_submit(r);
 	return 0;
 }
 
@@ -307,7 +392,7 @@ static __always_inline int imb_wakeup_emit(struct task_struct *p, unsigned int k
 	r->prio = BPF_CORE_READ(p, prio);
 	r->target_cpu = imb_task_cpu(p);
 	BPF_CORE_READ_STR_INTO(&r->comm, p, comm);
-	bpf_ringbuf_submit(r, 0);
+	imb_submit(r);
 	return 0;
 }
 
@@ -339,7 +424,7 @@ int BPF_PROG(imb_migrate, struct task_struct *p, int dest_cpu)
 	r->orig_cpu = imb_task_cpu(p);
 	r->dest_cpu = dest_cpu;
 	BPF_CORE_READ_STR_INTO(&r->comm, p, comm);
-	bpf_ringbuf_submit(r, 0);
+	imb_submit(r);
 	return 0;
 }
 
@@ -359,7 +444,7 @@ int BPF_PROG(imb_fork, struct task_struct *parent, struct task_struct *child)
 	r->child_tgid = BPF_CORE_READ(child, tgid);
 	r->pad = 0;
 	BPF_CORE_READ_STR_INTO(&r->child_comm, child, comm);
-	bpf_ringbuf_submit(r, 0);
+	imb_submit(r);
 	return 0;
 }
 
@@ -382,7 +467,7 @@ int BPF_PROG(imb_exit, struct task_struct *p)
 	r->pid = BPF_CORE_READ(p, pid);
 	r->prio = BPF_CORE_READ(p, prio);
 	BPF_CORE_READ_STR_INTO(&r->comm, p, comm);
-	bpf_ringbuf_submit(r, 0);
+	imb_submit(r);
 	return 0;
 }
 
@@ -390,17 +475,20 @@ SEC("tp_btf/sched_stat_runtime")
 int BPF_PROG(imb_runtime, struct task_struct *p, __u64 runtime)
 {
 	struct imb_w_runtime *r;
+	struct rq *rq;
 
 	if (!imb_on(IMB_W_RUNTIME))
 		return 0;
 	r = imb_reserve(sizeof(*r));
 	if (!r)
 		return 0;
-	imb_hdr_fill(&r->h, IMB_W_RUNTIME, imb_task_rq(p), bpf_get_smp_processor_id());
+	/* update_curr() may run for a remote rq's curr: stamp the task's CPU. */
+	rq = imb_task_rq(p);
+	imb_hdr_fill(&r->h, IMB_W_RUNTIME, rq, rq ? BPF_CORE_READ(rq, cpu) : bpf_get_smp_processor_id());
 	r->pid = BPF_CORE_READ(p, pid);
 	r->pad = 0;
 	r->runtime_ns = runtime;
-	bpf_ringbuf_submit(r, 0);
+	imb_submit(r);
 	return 0;
 }
 
@@ -436,7 +524,7 @@ static __always_inline int imb_numa_emit(unsigned int kind, struct task_struct *
 	r->dst_ngid = imb_numa_gid(dst);
 	r->dst_cpu = dst_cpu;
 	r->dst_nid = -1;
-	bpf_ringbuf_submit(r, 0);
+	imb_submit(r);
 	return 0;
 }
 

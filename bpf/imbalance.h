@@ -64,6 +64,8 @@ struct imb_w_switch {
 	__u32 preempt;		/* 1: prev was preempted */
 	__u32 prev_exit_state;	/* prev->exit_state (EXIT_ZOMBIE, EXIT_DEAD) */
 	__u32 pad;
+	__u32 synthetic;	/* 1: switch the kernel did not report, seen at sched_exit_tp */
+	__u32 pad2;
 	__u64 next_cgroup;	/* next->cgroups->dfl_cgrp->kn->id */
 	char prev_comm[IMB_W_COMM_LEN];
 	char next_comm[IMB_W_COMM_LEN];
