@@ -429,3 +429,8 @@ void json_kv_raw(struct json *j, const char *key, const char *text)
 	json_key(j, key);
 	json_raw(j, text);
 }
+
+void json_append_text(struct json *j, const char *s, size_t n)
+{
+	json_put(j, s, n);
+}

@@ -99,4 +99,10 @@ void json_kv_raw(struct json *j, const char *key, const char *text);
  */
 void json_escape_append(struct json *j, const char *s, size_t n);
 
+/**
+ * json_append_text - append @n bytes verbatim, outside the structure
+ * bookkeeping (for framing such as server-sent events around documents)
+ */
+void json_append_text(struct json *j, const char *s, size_t n);
+
 #endif /* IMB_JSON_H */

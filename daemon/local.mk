@@ -7,7 +7,12 @@
 noinst_LIBRARIES += daemon/libimbsink.a
 daemon_libimbsink_a_SOURCES = \
 	daemon/json.h daemon/json.c \
-	daemon/store.h daemon/store.c
+	daemon/store.h daemon/store.c \
+	daemon/metrics.h daemon/metrics.c \
+	daemon/snapshot.h daemon/snapshot.c \
+	daemon/http.h daemon/http.c \
+	web/assets.h
+nodist_daemon_libimbsink_a_SOURCES = web/assets.c
 daemon_libimbsink_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(MHD_CFLAGS)
 IMB_SINK_LIBS = daemon/libimbsink.a analyzers/libimbcore.a $(SQLITE_LIBS) $(MHD_LIBS) -lpthread -lm
 # --- end sinks ---

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * metrics.c - Prometheus text exposition of the latest window (metrics.h).
+ *
+ * Families: per-CPU PELT averages and run-queue length as gauges, the
+ * load-balancer group type as a state set (one 0/1 series per type), job
+ * unfairness, findings / events / lost events as counters, the engine's
+ * absolute error against the kernel's own PELT values as a summary, and
+ * the standard process_* metrics.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "metrics.h"
+
+struct mbuf {
+	char *p;
+	size_t len, cap;
+	int err;
+};
+
+static void mb_printf(struct mbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void mb_printf(struct mbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->err)
+		return;
+	for (;;) {
+		size_t room = b->cap - b->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->err = -EINVAL;
+			return;
+		}
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		{
+			size_t cap = b->cap ? b->cap * 2 : 8192;
+			char *np;
+
+			while (cap < b->len + (size_t)n + 1)
+				cap *= 2;
+			np = realloc(b->p, cap);
+			if (!np) {
+				b->err = -ENOMEM;
+				return;
+			}
+			b->p = np;
+			b->cap = cap;
+		}
+	}
+}
+
+/* label value escaping: backslash, double quote, newline */
+static void mb_label(struct mbuf *b, const char *s, size_t max)
+{
+	char tmp[512];
+	size_t o = 0;
+
+	for (size_t i = 0; i < max && s[i] && o < sizeof(tmp) - 3; i++) {
+		if (s[i] == '\\' || s[i] == '"') {
+			tmp[o++] = '\\';
+			tmp[o++] = s[i];
+		} else if (s[i] == '\n') {
+			tmp[o++] = '\\';
+			tmp[o++] = 'n';
+		} else {
+			tmp[o++] = s[i];
+		}
+	}
+	tmp[o] = '\0';
+	mb_printf(b, "%s", tmp);
+}
+
+static void family(struct mbuf *b, const char *name, const char *type, const char *help)
+{
+	mb_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* Prometheus float: Go-style NaN/+Inf/-Inf */
+static void mb_value(struct mbuf *b, double v)
+{
+	if (isnan(v))
+		mb_printf(b, " NaN\n");
+	else if (isinf(v))
+		mb_printf(b, " %sInf\n", v > 0 ? "+" : "-");
+	else {
+		char tmp[40];
+
+		/* shortest of 15 or 17 digits that reads back exactly */
+		snprintf(tmp, sizeof(tmp), "%.15g", v);
+		if (strtod(tmp, NULL) != v)
+			snprintf(tmp, sizeof(tmp), "%.17g", v);
+		mb_printf(b, " %s\n", tmp);
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void pelt_error(struct mbuf *b, const struct metrics_input *in)
+{
+	static const char *const sig[] = { "util_avg", "runnable_avg", "load_avg" };
+	const struct imb_window *const *hist = in->history;
+	size_t nh = in->nr_history, total = 0;
+	bool header = false;
+
+	if (!hist && in->w) {
+		hist = &in->w;
+		nh = 1;
+	}
+	for (size_t h = 0; h < nh; h++)
+		total += hist[h]->nr_cpus;
+	if (!total)
+		return;
+	for (int s = 0; s < 3; s++) {
+		double *err = malloc(total * sizeof(*err)), sum = 0;
+		size_t n = 0;
+
+		if (!err) {
+			b->err = -ENOMEM;
+			return;
+		}
+		for (size_t h = 0; h < nh; h++) {
+			for (size_t i = 0; i < hist[h]->nr_cpus; i++) {
+				const struct imb_cpu_sample *c = &hist[h]->cpus[i];
+				uint64_t k = s == 0 ? c->kernel_util_avg :
+					     s == 1 ? c->kernel_runnable_avg : c->kernel_load_avg;
+				uint64_t e = s == 0 ? c->util_avg :
+					     s == 1 ? c->runnable_avg : c->load_avg;
+
+				if (k == IMB_UNKNOWN)
+					continue;
+				err[n] = fabs((double)e - (double)k);
+				sum += err[n++];
+			}
+		}
+		if (n) {
+			if (!header) {
+				family(b, "imbalanced_pelt_abs_error", "summary",
+				       "Absolute difference between the engine's PELT average and the kernel's own value, over recent windows and CPUs.");
+				header = true;
+			}
+			qsort(err, n, sizeof(*err), cmp_double);
+			mb_printf(b, "imbalanced_pelt_abs_error{signal=\"%s\",quantile=\"0.5\"}", sig[s]);
+			mb_value(b, err[(n - 1) / 2]);
+			mb_printf(b, "imbalanced_pelt_abs_error{signal=\"%s\",quantile=\"0.95\"}", sig[s]);
+			mb_value(b, err[(size_t)ceil(0.95 * (double)n) - 1]);
+			mb_printf(b, "imbalanced_pelt_abs_error_sum{signal=\"%s\"}", sig[s]);
+			mb_value(b, sum);
+			mb_printf(b, "imbalanced_pelt_abs_error_count{signal=\"%s\"} %zu\n", sig[s], n);
+		}
+		free(err);
+	}
+}
+
+static void cpu_gauge(struct mbuf *b, const struct imb_window *w, const char *name,
+		      const char *help, int which)
+{
+	family(b, name, "gauge", help);
+	for (size_t i = 0; i < w->nr_cpus; i++) {
+		const struct imb_cpu_sample *c = &w->cpus[i];
+		double v = which == 0 ? (double)c->util_avg :
+			   which == 1 ? (double)c->runnable_avg :
+			   which == 2 ? (double)c->load_avg :
+			   which == 3 ? (double)c->nr_running :
+			   which == 4 ? (double)c->capacity : c->overloaded_fraction;
+
+		mb_printf(b, "%s{cpu=\"%d\"}", name, c->cpu);
+		mb_value(b, v);
+	}
+}
+
+int metrics_format(const struct metrics_input *in, char **out, size_t *len)
+{
+	const struct imb_window *w = in->w;
+	struct mbuf b = { 0 };
+
+	family(&b, "imbalanced_build_info", "gauge", "Version of imbalanced; always 1.");
+	mb_printf(&b, "imbalanced_build_info{version=\"");
+	mb_label(&b, in->version ? in->version : "unknown", 64);
+	mb_printf(&b, "\"} 1\n");
+
+	if (w) {
+		cpu_gauge(&b, w, "imbalanced_cpu_util_avg",
+			  "PELT util_avg of the CPU's CFS run queue at the end of the latest window (capacity units, 0-1024).", 0);
+		cpu_gauge(&b, w, "imbalanced_cpu_runnable_avg",
+			  "PELT runnable_avg of the CPU's CFS run queue (1024 per runnable task).", 1);
+		cpu_gauge(&b, w, "imbalanced_cpu_load_avg",
+			  "PELT load_avg of the CPU's CFS run queue (weight units).", 2);
+		cpu_gauge(&b, w, "imbalanced_cpu_nr_running",
+			  "Runnable tasks on the CPU at the end of the latest window.", 3);
+		cpu_gauge(&b, w, "imbalanced_cpu_capacity",
+			  "Capacity of the CPU (1024 unless the topology says otherwise).", 4);
+		cpu_gauge(&b, w, "imbalanced_cpu_overloaded_ratio",
+			  "Fraction of the latest window the CPU was classified overloaded.", 5);
+		family(&b, "imbalanced_cpu_group_type", "gauge",
+		       "Load-balancer group classification of the CPU (fixed threshold): 1 for the current type, 0 for the others.");
+		for (size_t i = 0; i < w->nr_cpus; i++)
+			for (int t = IMB_GROUP_HAS_SPARE; t <= IMB_GROUP_OVERLOADED; t++)
+				mb_printf(&b, "imbalanced_cpu_group_type{cpu=\"%d\",type=\"%s\"} %d\n",
+					  w->cpus[i].cpu, imb_group_type_name(t),
+					  w->cpus[i].group_type == t);
+		family(&b, "imbalanced_job_unfairness_ratio", "gauge",
+		       "Unfairness of the job in the latest window: 1 - min/max CPU time of its tasks (0 = fair).");
+		for (size_t i = 0; i < w->nr_jobs; i++) {
+			mb_printf(&b, "imbalanced_job_unfairness_ratio{job=\"");
+			mb_label(&b, w->jobs[i].key, sizeof(w->jobs[i].key));
+			mb_printf(&b, "\",kind=\"");
+			mb_label(&b, w->jobs[i].kind, sizeof(w->jobs[i].kind));
+			mb_printf(&b, "\"}");
+			mb_value(&b, w->jobs[i].unfairness);
+		}
+		family(&b, "imbalanced_job_max_deviation_ratio", "gauge",
+		       "Largest relative deviation of a task's CPU share from its fair share in the job.");
+		for (size_t i = 0; i < w->nr_jobs; i++) {
+			mb_printf(&b, "imbalanced_job_max_deviation_ratio{job=\"");
+			mb_label(&b, w->jobs[i].key, sizeof(w->jobs[i].key));
+			mb_printf(&b, "\"}");
+			mb_value(&b, w->jobs[i].max_deviation);
+		}
+		family(&b, "imbalanced_window_end_seconds", "gauge",
+		       "End of the latest window on the trace clock.");
+		mb_printf(&b, "imbalanced_window_end_seconds");
+		mb_value(&b, (double)w->t_end_ns / 1e9);
+		pelt_error(&b, in);
+	}
+
+	family(&b, "imbalanced_findings_total", "counter",
+	       "Findings opened since start, by kind and severity.");
+	for (size_t i = 0; i < in->nr_findings; i++) {
+		mb_printf(&b, "imbalanced_findings_total{kind=\"");
+		mb_label(&b, in->findings[i].kind, sizeof(in->findings[i].kind));
+		mb_printf(&b, "\",severity=\"%s\"} %llu\n",
+			  imb_severity_name(in->findings[i].severity),
+			  (unsigned long long)in->findings[i].count);
+	}
+	family(&b, "imbalanced_events_total", "counter", "Scheduler events processed.");
+	mb_printf(&b, "imbalanced_events_total %llu\n", (unsigned long long)in->events_total);
+	family(&b, "imbalanced_lost_events_total", "counter",
+	       "Events the kernel dropped before imbalanced could read them.");
+	mb_printf(&b, "imbalanced_lost_events_total %llu\n",
+		  (unsigned long long)in->lost_events_total);
+	family(&b, "imbalanced_windows_total", "counter", "Analysis windows closed.");
+	mb_printf(&b, "imbalanced_windows_total %llu\n", (unsigned long long)in->windows_total);
+	if (in->db_size_bytes) {
+		family(&b, "imbalanced_store_size_bytes", "gauge", "Size of the SQLite store with its WAL.");
+		mb_printf(&b, "imbalanced_store_size_bytes %llu\n",
+			  (unsigned long long)in->db_size_bytes);
+	}
+	if (in->proc) {
+		family(&b, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
+		mb_printf(&b, "process_resident_memory_bytes %llu\n",
+			  (unsigned long long)in->proc->rss_bytes);
+		family(&b, "process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.");
+		mb_printf(&b, "process_cpu_seconds_total");
+		mb_value(&b, in->proc->cpu_seconds);
+		family(&b, "process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.");
+		mb_printf(&b, "process_start_time_seconds");
+		mb_value(&b, in->proc->start_time_seconds);
+		family(&b, "process_open_fds", "gauge", "Number of open file descriptors.");
+		mb_printf(&b, "process_open_fds %llu\n", (unsigned long long)in->proc->open_fds);
+	}
+	if (b.err) {
+		free(b.p);
+		return b.err;
+	}
+	*out = b.p;
+	*len = b.len;
+	return 0;
+}
+
+int metrics_process_read(struct metrics_process *p)
+{
+	char buf[1024], *s;
+	unsigned long long utime, stime, start, rss_pages;
+	double btime = 0;
+	long tck = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
+	FILE *f;
+	DIR *d;
+	size_t n;
+
+	memset(p, 0, sizeof(*p));
+	f = fopen("/proc/self/stat", "re");
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	s = strrchr(buf, ')');	/* comm may hold spaces */
+	if (!s || sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu"
+			 " %*d %*d %*d %*d %*d %*d %llu %*u %llu",
+			 &utime, &stime, &start, &rss_pages) != 4)
+		return -EPROTO;
+	f = fopen("/proc/stat", "re");
+	if (f) {
+		while (fgets(buf, sizeof(buf), f))
+			if (sscanf(buf, "btime %lf", &btime) == 1)
+				break;
+		fclose(f);
+	}
+	p->cpu_seconds = (double)(utime + stime) / (double)tck;
+	p->start_time_seconds = btime + (double)start / (double)tck;
+	p->rss_bytes = rss_pages * (unsigned long long)page;
+	d = opendir("/proc/self/fd");
+	if (d) {
+		while (readdir(d))
+			p->open_fds++;
+		closedir(d);
+		p->open_fds = p->open_fds > 2 ? p->open_fds - 3 : 0;	/* ., .., dirfd */
+	}
+	return 0;
+}
