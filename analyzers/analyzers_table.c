@@ -4,8 +4,20 @@
  */
 #include "analyzers_table.h"
 
+extern const struct analyzer_ops overload_analyzer;
+extern const struct analyzer_ops fairness_analyzer;
+extern const struct analyzer_ops vruntime_analyzer;
+extern const struct analyzer_ops migration_analyzer;
+extern const struct analyzer_ops numa_analyzer;
+extern const struct analyzer_ops lost_analyzer;
+
 const struct analyzer_ops *const analyzers[ANALYZERS_MAX] = {
-	NULL,
+	&overload_analyzer,
+	&fairness_analyzer,
+	&vruntime_analyzer,
+	&migration_analyzer,
+	&numa_analyzer,
+	&lost_analyzer,
 };
 
-const size_t analyzers_count = 0;
+const size_t analyzers_count = 6;

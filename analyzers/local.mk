@@ -16,3 +16,10 @@ analyzers_libimbcore_a_SOURCES += \
 	analyzers/analyzer.h analyzers/analyzers_table.h analyzers/analyzers_table.c \
 	analyzers/pipeline.h analyzers/pipeline.c
 # --- end model and pipeline ---
+
+# --- analyzers: overload, fairness, vruntime, migration, numa, lost ---
+analyzers_libimbcore_a_SOURCES += \
+	analyzers/finding_util.h \
+	analyzers/overload.c analyzers/fairness.c analyzers/vruntime.c \
+	analyzers/migration.c analyzers/numa.c analyzers/lost.c
+# --- end analyzers ---

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fairness.c - `unfairness` findings from the pipeline's job rows.
+ *
+ * The pipeline already computes, per window and over the whole run, each
+ * task's CPU time against its weight- and demand-aware fair share and each
+ * job's unfairness (1 - min/max CPU time among the tasks runnable the
+ * whole span), deviations and Jain index.  This analyzer turns them into
+ * findings: a job whose unfairness stays above unfairness_threshold for
+ * unfairness_min_ns of consecutive windows is one finding (opened, updated
+ * each window, closed when it falls back), and at the end of the run a job
+ * whose whole-run unfairness is above the threshold gets one more, with the
+ * per-task numbers and whether the job could be balanced at all (k tasks
+ * on n CPUs share the CPUs evenly only by rotating when k > n and k is not
+ * a multiple of n: a static placement leaves them 1 - floor/ceil unfair).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer.h"
+#include "finding_util.h"
+
+struct fair_job {
+	char key[64];
+	uint64_t id;			/* 0: no episode */
+	uint64_t start_ns, end_ns;
+	double area;			/* unfairness x window length */
+	double max;
+	bool emitted, seen;
+	struct imb_finding last;
+};
+
+struct fair_state {
+	struct analyzer_config cfg;
+	struct fair_job *jobs;
+	size_t nr, cap;
+	uint64_t next_id;
+};
+
+static void *fair_create(const struct analyzer_config *cfg)
+{
+	struct fair_state *s = calloc(1, sizeof(*s));
+
+	if (s)
+		s->cfg = *cfg;
+	return s;
+}
+
+static void fair_destroy(void *state)
+{
+	struct fair_state *s = state;
+
+	if (!s)
+		return;
+	free(s->jobs);
+	free(s);
+}
+
+/* The job a task row belongs to, keyed as the pipeline keys its jobs. */
+static void fair_task_key(const struct fair_state *s, const struct model *m,
+			  const struct imb_task_sample *ts, char *key, size_t len)
+{
+	const struct model_task *t;
+
+	if (s->cfg.group_by == ANALYZER_GROUP_COMM) {
+		snprintf(key, len, "comm:%s", ts->comm);
+		return;
+	}
+	if (s->cfg.group_by == ANALYZER_GROUP_CGROUP) {
+		t = model_task_find(m, ts->pid);
+		if (t && t->cgroup) {
+			snprintf(key, len, "cgroup:%llu", (unsigned long long)t->cgroup);
+			return;
+		}
+	}
+	snprintf(key, len, "process:%d", ts->tgid ? ts->tgid : ts->pid);
+}
+
+static struct fair_job *fair_job_get(struct fair_state *s, const char *key)
+{
+	for (size_t i = 0; i < s->nr; i++)
+		if (!strcmp(s->jobs[i].key, key))
+			return &s->jobs[i];
+	if (s->nr == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		struct fair_job *n = realloc(s->jobs, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		s->jobs = n;
+		s->cap = cap;
+	}
+	memset(&s->jobs[s->nr], 0, sizeof(s->jobs[0]));
+	snprintf(s->jobs[s->nr].key, sizeof(s->jobs[0].key), "%s", key);
+	return &s->jobs[s->nr++];
+}
+
+/*
+ * Per-task evidence of a job and the balanceability sentence.  A task
+ * counts as competing when it was runnable at least 90 % as long as the
+ * job's most runnable task.
+ */
+static void fair_job_evidence(const struct fair_state *s, const struct model *m,
+			      const struct imb_window *w, const struct imb_job_sample *jb,
+			      struct evb *e, char *balance, size_t blen)
+{
+	uint64_t span = w->t_end_ns - w->t_start_ns, maxrun = 0;
+	char tasks[640], key[64];
+	size_t o = 0;
+	unsigned int k = 0, shown = 0;
+	int n = m->nr_cpus;
+
+	for (size_t i = 0; i < w->nr_tasks; i++) {
+		const struct imb_task_sample *ts = &w->tasks[i];
+
+		fair_task_key(s, m, ts, key, sizeof(key));
+		if (!strcmp(key, jb->key) && ts->run_ns + ts->wait_ns > maxrun)
+			maxrun = ts->run_ns + ts->wait_ns;
+	}
+	tasks[0] = '\0';
+	for (size_t i = 0; i < w->nr_tasks; i++) {
+		const struct imb_task_sample *ts = &w->tasks[i];
+
+		fair_task_key(s, m, ts, key, sizeof(key));
+		if (strcmp(key, jb->key))
+			continue;
+		if ((ts->run_ns + ts->wait_ns) * 10 >= maxrun * 9)
+			k++;
+		if (shown < 12 && o + 120 < sizeof(tasks)) {
+			o += (size_t)snprintf(tasks + o, sizeof(tasks) - o,
+					      "%s{\"pid\":%d,\"comm\":\"%.15s\",\"run_ns\":%llu,"
+					      "\"fair_ns\":%llu}", shown ? "," : "", ts->pid,
+					      ts->comm, (unsigned long long)ts->run_ns,
+					      (unsigned long long)(ts->fair_share * (double)span));
+			shown++;
+		}
+	}
+	if (n > 0 && (int)k > n && k % (unsigned int)n) {
+		unsigned int lo = k / (unsigned int)n, hi = lo + 1;
+
+		snprintf(balance, blen,
+			 "cannot be balanced: %u tasks on %d CPUs (a fixed placement is %.0f%% "
+			 "unfair; only rotation evens it out)", k, n, 100.0 * (1.0 - (double)lo / hi));
+	} else if (n > 0) {
+		snprintf(balance, blen, "can be balanced: %u tasks on %d CPUs", k, n);
+	} else {
+		balance[0] = '\0';
+	}
+	evb_add(e, "\"job\":\"%s\"", jb->key);
+	evb_add(e, "\"unfairness\":%.4f", jb->unfairness);
+	evb_add(e, "\"jain_index\":%.4f", jb->jain_index);
+	evb_add(e, "\"mean_deviation\":%.4f", jb->mean_deviation);
+	evb_add(e, "\"max_deviation\":%.4f", jb->max_deviation);
+	evb_add(e, "\"competing_tasks\":%u", k);
+	evb_add(e, "\"cpus\":%d", n);
+	evb_add(e, "\"balanceable\":%s", n > 0 && (int)k > n && k % (unsigned int)n ?
+		"false" : "true");
+	evb_add(e, "\"threshold\":%.3f", s->cfg.unfairness_threshold);
+	evb_add(e, "\"min_ns\":%llu", (unsigned long long)s->cfg.unfairness_min_ns);
+	evb_add(e, "\"span_ns\":%llu", (unsigned long long)span);
+	evb_add(e, "\"tasks\":[%s]", tasks);
+}
+
+static void fair_finding(struct fair_state *s, const struct model *m, const struct imb_window *w,
+			 const struct imb_job_sample *jb, struct imb_finding *f, const char *what,
+			 double value)
+{
+	struct evb e;
+	char balance[160];
+
+	f->value = value;
+	f->threshold = s->cfg.unfairness_threshold;
+	evb_init(&e, f->evidence, sizeof(f->evidence));
+	fair_job_evidence(s, m, w, jb, &e, balance, sizeof(balance));
+	evb_close(&e);
+	snprintf(f->summary, sizeof(f->summary), "job %s %s %.1f%% unfair (threshold %.0f%%); %s",
+		 jb->key, what, 100 * value, 100 * s->cfg.unfairness_threshold, balance);
+}
+
+static void fair_window(void *state, const struct model *m, struct imb_window *w,
+			struct finding_list *out)
+{
+	struct fair_state *s = state;
+	uint64_t len = w->t_end_ns - w->t_start_ns;
+
+	for (size_t i = 0; i < s->nr; i++)
+		s->jobs[i].seen = false;
+	if (len * 2 < s->cfg.window_ns) {
+		/* a short last window decides nothing */
+		for (size_t i = 0; i < s->nr; i++)
+			s->jobs[i].seen = true;
+		return;
+	}
+	for (size_t i = 0; i < w->nr_jobs; i++) {
+		const struct imb_job_sample *jb = &w->jobs[i];
+		struct fair_job *j;
+
+		if (jb->tasks < 2 || jb->unfairness <= s->cfg.unfairness_threshold)
+			continue;
+		j = fair_job_get(s, jb->key);
+		if (!j)
+			return;
+		j->seen = true;
+		if (!j->id) {
+			j->id = finding_id_make(FINDING_SRC_FAIRNESS, ++s->next_id);
+			j->start_ns = w->t_start_ns;
+			j->area = j->max = 0;
+			j->emitted = false;
+		}
+		j->end_ns = w->t_end_ns;
+		j->area += jb->unfairness * (double)len;
+		if (jb->unfairness > j->max)
+			j->max = jb->unfairness;
+		if (j->end_ns - j->start_ns >= s->cfg.unfairness_min_ns) {
+			struct imb_finding *f = &j->last;
+			double mean = j->area / (double)(j->end_ns - j->start_ns);
+
+			finding_init(f, j->id, "unfairness", mean >= 2 * s->cfg.unfairness_threshold ?
+				     IMB_SEV_CRITICAL : IMB_SEV_WARNING, j->start_ns, j->end_ns);
+			snprintf(f->subject, sizeof(f->subject), "job %.58s", jb->key);
+			f->open = true;
+			fair_finding(s, m, w, jb, f, "has been on average", mean);
+			j->emitted = true;
+			finding_list_add(out, f);
+		}
+	}
+	for (size_t i = 0; i < s->nr; i++) {
+		struct fair_job *j = &s->jobs[i];
+
+		if (j->seen || !j->id)
+			continue;
+		if (j->emitted) {
+			j->last.open = false;
+			finding_list_add(out, &j->last);
+		}
+		j->id = 0;
+	}
+}
+
+static void fair_finish(void *state, const struct model *m, struct imb_window *summary,
+			struct finding_list *out)
+{
+	struct fair_state *s = state;
+
+	for (size_t i = 0; i < s->nr; i++) {
+		struct fair_job *j = &s->jobs[i];
+
+		if (j->id && j->emitted) {
+			j->last.open = false;
+			finding_list_add(out, &j->last);
+		}
+		j->id = 0;
+	}
+	for (size_t i = 0; i < summary->nr_jobs; i++) {
+		const struct imb_job_sample *jb = &summary->jobs[i];
+		struct imb_finding f;
+
+		if (jb->tasks < 2 || jb->unfairness <= s->cfg.unfairness_threshold)
+			continue;
+		finding_init(&f, finding_id_make(FINDING_SRC_FAIRNESS, ++s->next_id), "unfairness",
+			     jb->unfairness >= 2 * s->cfg.unfairness_threshold ? IMB_SEV_CRITICAL :
+			     IMB_SEV_WARNING, summary->t_start_ns, summary->t_end_ns);
+		snprintf(f.subject, sizeof(f.subject), "job %.46s (whole run)", jb->key);
+		fair_finding(s, m, summary, jb, &f, "was over the whole run", jb->unfairness);
+		finding_list_add(out, &f);
+	}
+}
+
+const struct analyzer_ops fairness_analyzer = {
+	.name = "fairness",
+	.create = fair_create,
+	.destroy = fair_destroy,
+	.event = NULL,
+	.window = fair_window,
+	.finish = fair_finish,
+};

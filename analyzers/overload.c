@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * overload.c - the load balancer's view of each CPU and group of CPUs.
+ *
+ * After every event the model's state holds until the next one, so this
+ * analyzer classifies every CPU and every group of CPUs (the CPU itself,
+ * its LLC, its NUMA node, the whole machine; levels that would repeat a
+ * lower one are left out) with the kernel's group_is_overloaded() and
+ * group_has_capacity() (pelt-spec §5.4), and charges the time to the next
+ * event to what it found.  The window's CPU rows get the time fraction
+ * each CPU spent overloaded, its class at the window end and the time it
+ * sat idle while another CPU had a task waiting (work-conservation
+ * violations; per level in the evidence).  Affinity is not in the event
+ * stream, so a waiter that may not run on the idle CPU is counted too.
+ *
+ * Inputs per CPU: nr_running (all classes), capacity, the engine's root
+ * util_avg (capped at capacity; util_est is not modelled, so a CPU whose
+ * tasks just slept looks emptier than the kernel sees it) and runnable_avg.
+ *
+ * Every group is classified twice:
+ *  - fixed: the kernel's tests, capacity x pct < runnable x 100;
+ *  - scaled: the article's proposal, the runnable test's threshold scaled
+ *    by the number of tasks: capacity x pct x f < runnable x 100 with
+ *    f = max(1, (1 + nr_running / group_weight) / 2).  f is the
+ *    runnable/util ratio that nr equal tasks per CPU reach when they all
+ *    wake together (the k-th waits for k-1 others: mean (nr + 1) / 2), so
+ *    queueing caused by simultaneous wake-ups alone no longer reads as
+ *    overload, while nr always-runnable tasks on one CPU still do
+ *    (nr x 1024 > 1.17 x 1024 x (nr + 1) / 2 for every nr >= 2).
+ * Windows where the two disagree most of the time get an info finding
+ * with the runnable/util ratio, the mean nr_running and whether the
+ * wake-ups of the CPU's tasks came together (another task of the same
+ * process woke within 100 us) or staggered: the N versus N^2 effect.
+ *
+ * A group is overloaded in a window when it spent at least
+ * overload_min_fraction of it overloaded (fixed threshold); consecutive
+ * such windows spanning overload_min_ns make one `overload` finding.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer.h"
+#include "finding_util.h"
+
+enum ovl_level { OVL_CPU, OVL_LLC, OVL_NODE, OVL_MACHINE, OVL__COUNT };
+
+static const char *const ovl_level_name[OVL__COUNT] = { "cpu", "llc", "node", "machine" };
+
+#define OVL_SIMULTANEOUS_NS 100000ull	/* wake-ups this close count as together */
+#define OVL_WAKE_RING 64
+
+struct ovl_episode {
+	uint64_t id;		/* 0: none yet */
+	uint64_t start_ns, end_ns;
+	uint64_t over_ns, len_ns;	/* sums over the episode's windows */
+	bool emitted;
+	struct imb_finding last;	/* as last emitted, for the close */
+};
+
+struct ovl_group {
+	int level;		/* enum ovl_level */
+	int gid;		/* CPU, LLC or node id; 0 for the machine */
+	int first, count;	/* members: grp_cpus[first .. first + count) */
+	/* classification in force since the last event */
+	int type, type_scaled;
+	int nr_waiting_cpus;	/* members with nr_running > 1 */
+	/* window accumulators */
+	uint64_t over_ns, over_scaled_ns, disagree_ns;
+	struct ovl_episode ep, dis;
+};
+
+struct ovl_cpu {
+	bool idle, waiters;
+	uint64_t iww_ns[OVL__COUNT];	/* idle while a group sibling had waiters */
+	double runnable_area, util_area, nr_area;	/* integrals over the window */
+	uint32_t wakeups, simultaneous;
+	int grp[OVL__COUNT];		/* its group per level, -1 none */
+};
+
+struct ovl_wake {
+	uint64_t ts;
+	int32_t pid, job;
+};
+
+struct ovl_state {
+	struct analyzer_config cfg;
+	uint64_t min_ns;		/* sustained time for a finding */
+	int nr_cpus;			/* CPUs the groups were built for */
+	struct ovl_cpu *cpus;
+	struct ovl_group *groups;
+	size_t nr_groups;
+	int *grp_cpus;
+	uint64_t last_ns;
+	bool started;
+	uint64_t next_id;
+	struct ovl_wake ring[OVL_WAKE_RING];
+	unsigned int ring_pos;
+	/* whole run */
+	uint64_t *run_over_ns;		/* per group */
+	uint64_t run_ns;
+};
+
+static void *ovl_create(const struct analyzer_config *cfg)
+{
+	struct ovl_state *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->cfg = *cfg;
+	s->min_ns = cfg->overload_min_ns ? cfg->overload_min_ns : 2 * cfg->window_ns;
+	return s;
+}
+
+static void ovl_destroy(void *state)
+{
+	struct ovl_state *s = state;
+
+	if (!s)
+		return;
+	free(s->cpus);
+	free(s->groups);
+	free(s->grp_cpus);
+	free(s->run_over_ns);
+	free(s);
+}
+
+static int cfg_llc(const struct analyzer_config *cfg, int cpu)
+{
+	return cpu < 1024 ? cfg->llc_of[cpu] : 0;
+}
+
+static int cfg_node(const struct analyzer_config *cfg, int cpu)
+{
+	return cpu < 1024 && cfg->nr_nodes > 1 ? cfg->cpu_node[cpu] : 0;
+}
+
+/* Does grouping CPUs by @a give the same sets as grouping them by @b? */
+static bool same_partition(const int *a, const int *b, int n)
+{
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			if ((a[i] == a[j]) != (b[i] == b[j]))
+				return false;
+	return true;
+}
+
+/* (Re)build the groups for @n CPUs; the window accumulators restart. */
+static int ovl_build(struct ovl_state *s, int n)
+{
+	int *key[OVL__COUNT] = { NULL };
+	size_t maxg = (size_t)n * OVL__COUNT + 1;
+	struct ovl_group *g = calloc(maxg, sizeof(*g));
+	int *gc = calloc(maxg * (size_t)n + 1, sizeof(*gc));
+	struct ovl_cpu *c = calloc((size_t)n, sizeof(*c));
+	uint64_t *ro = calloc(maxg, sizeof(*ro));
+	bool use[OVL__COUNT] = { true, false, false, n > 1 };
+	size_t ng = 0, ncpus = 0;
+	int rc = -1;
+
+	for (int l = 0; l < OVL__COUNT; l++)
+		key[l] = calloc((size_t)n, sizeof(int));
+	if (!g || !gc || !c || !ro)
+		goto out;
+	for (int l = 0; l < OVL__COUNT; l++)
+		if (!key[l])
+			goto out;
+	for (int i = 0; i < n; i++) {
+		key[OVL_CPU][i] = i;
+		key[OVL_LLC][i] = cfg_llc(&s->cfg, i);
+		key[OVL_NODE][i] = cfg_node(&s->cfg, i);
+		key[OVL_MACHINE][i] = 0;
+	}
+	/* a level is kept when it differs from every level kept below it */
+	for (int l = OVL_LLC; l <= OVL_NODE; l++) {
+		use[l] = true;
+		for (int k = 0; k < l; k++)
+			if (use[k] && same_partition(key[l], key[k], n))
+				use[l] = false;
+		if (same_partition(key[l], key[OVL_MACHINE], n))
+			use[l] = false;
+	}
+	for (int i = 0; i < n; i++)
+		for (int l = 0; l < OVL__COUNT; l++)
+			c[i].grp[l] = -1;
+	for (int l = 0; l < OVL__COUNT; l++) {
+		if (!use[l])
+			continue;
+		for (int i = 0; i < n; i++) {
+			bool seen = false;
+
+			for (int k = 0; k < i; k++)
+				if (key[l][k] == key[l][i])
+					seen = true;
+			if (seen)
+				continue;
+			g[ng].level = l;
+			g[ng].gid = key[l][i];
+			g[ng].first = (int)ncpus;
+			for (int k = i; k < n; k++) {
+				if (key[l][k] != key[l][i])
+					continue;
+				gc[ncpus++] = k;
+				g[ng].count++;
+				c[k].grp[l] = (int)ng;
+			}
+			ng++;
+		}
+	}
+	/* keep the episodes of groups that survive (same level and id) */
+	for (size_t i = 0; i < ng; i++)
+		for (size_t j = 0; j < s->nr_groups; j++)
+			if (s->groups[j].level == g[i].level && s->groups[j].gid == g[i].gid) {
+				g[i].ep = s->groups[j].ep;
+				g[i].dis = s->groups[j].dis;
+				ro[i] = s->run_over_ns[j];
+			}
+	free(s->groups);
+	free(s->grp_cpus);
+	free(s->cpus);
+	free(s->run_over_ns);
+	s->groups = g;
+	s->grp_cpus = gc;
+	s->cpus = c;
+	s->run_over_ns = ro;
+	s->nr_groups = ng;
+	s->nr_cpus = n;
+	g = NULL;
+	gc = NULL;
+	c = NULL;
+	ro = NULL;
+	rc = 0;
+out:
+	for (int l = 0; l < OVL__COUNT; l++)
+		free(key[l]);
+	free(g);
+	free(gc);
+	free(c);
+	free(ro);
+	return rc;
+}
+
+/* The kernel's group_classify() restricted to what we model (§5.4). */
+static void ovl_classify(const struct ovl_state *s, const struct model *m, struct ovl_group *g)
+{
+	uint64_t cap = 0, util = 0, runnable = 0, nr = 0;
+	uint64_t pct = s->cfg.imbalance_pct ? s->cfg.imbalance_pct : 117;
+	unsigned int w = (unsigned int)g->count;
+	double f;
+	bool over, over_s, has, has_s;
+
+	g->nr_waiting_cpus = 0;
+	for (int i = 0; i < g->count; i++) {
+		const struct model_cpu *c = &m->cpus[s->grp_cpus[g->first + i]];
+		uint64_t u = c->cfs.avg.util_avg;
+
+		cap += c->capacity;
+		util += u < c->capacity ? u : c->capacity;
+		runnable += c->cfs.avg.runnable_avg;
+		nr += c->nr_running;
+		g->nr_waiting_cpus += c->nr_running > 1;
+	}
+	f = (1.0 + (double)nr / w) / 2.0;
+	if (f < 1.0)
+		f = 1.0;
+	/* group_is_overloaded */
+	over = nr > w && (cap * 100 < util * pct || cap * pct < runnable * 100);
+	over_s = nr > w && (cap * 100 < util * pct || (double)cap * pct * f < (double)runnable * 100);
+	/* group_has_capacity */
+	has = nr < w || (!(cap * pct < runnable * 100) && cap * 100 > util * pct);
+	has_s = nr < w || (!((double)cap * pct * f < (double)runnable * 100) && cap * 100 > util * pct);
+	g->type = over ? IMB_GROUP_OVERLOADED : has ? IMB_GROUP_HAS_SPARE : IMB_GROUP_FULLY_BUSY;
+	g->type_scaled = over_s ? IMB_GROUP_OVERLOADED :
+		has_s ? IMB_GROUP_HAS_SPARE : IMB_GROUP_FULLY_BUSY;
+}
+
+/* Charge [last_ns, now) to the state found at the last event. */
+static void ovl_account(struct ovl_state *s, const struct model *m, uint64_t now)
+{
+	uint64_t dt;
+
+	if (!s->started || now <= s->last_ns) {
+		if (!s->started)
+			s->last_ns = now;
+		return;
+	}
+	dt = now - s->last_ns;
+	for (size_t i = 0; i < s->nr_groups; i++) {
+		struct ovl_group *g = &s->groups[i];
+
+		if (g->type == IMB_GROUP_OVERLOADED)
+			g->over_ns += dt;
+		if (g->type_scaled == IMB_GROUP_OVERLOADED)
+			g->over_scaled_ns += dt;
+		if (g->type != g->type_scaled)
+			g->disagree_ns += dt;
+	}
+	for (int i = 0; i < s->nr_cpus && i < m->nr_cpus; i++) {
+		struct ovl_cpu *c = &s->cpus[i];
+		const struct model_cpu *mc = &m->cpus[i];
+
+		c->runnable_area += (double)mc->cfs.avg.runnable_avg * (double)dt;
+		c->util_area += (double)mc->cfs.avg.util_avg * (double)dt;
+		c->nr_area += (double)mc->nr_running * (double)dt;
+		if (!c->idle)
+			continue;
+		for (int l = OVL_LLC; l < OVL__COUNT; l++)
+			if (c->grp[l] >= 0 && s->groups[c->grp[l]].nr_waiting_cpus > 0)
+				c->iww_ns[l] += dt;
+	}
+	s->last_ns = now;
+}
+
+/* Refresh the cached classification from the model after an event. */
+static void ovl_refresh(struct ovl_state *s, const struct model *m)
+{
+	for (size_t i = 0; i < s->nr_groups; i++)
+		ovl_classify(s, m, &s->groups[i]);
+	for (int i = 0; i < s->nr_cpus && i < m->nr_cpus; i++) {
+		s->cpus[i].idle = m->cpus[i].curr == 0;
+		s->cpus[i].waiters = m->cpus[i].nr_running > 1;
+	}
+}
+
+static void ovl_note_wakeup(struct ovl_state *s, const struct model *m, const struct imb_event *ev)
+{
+	const struct model_task *t = model_task_find(m, ev->wakeup.pid);
+	int cpu = ev->wakeup.target_cpu >= 0 ? ev->wakeup.target_cpu : ev->cpu;
+	int32_t job = t ? model_task_job_pid(m, t) : ev->wakeup.pid;
+	bool together = false;
+
+	for (unsigned int i = 0; i < OVL_WAKE_RING; i++) {
+		const struct ovl_wake *w = &s->ring[i];
+
+		if (w->pid && w->pid != ev->wakeup.pid && w->job == job &&
+		    ev->ts_ns - w->ts <= OVL_SIMULTANEOUS_NS)
+			together = true;
+	}
+	s->ring[s->ring_pos].ts = ev->ts_ns;
+	s->ring[s->ring_pos].pid = ev->wakeup.pid;
+	s->ring[s->ring_pos].job = job;
+	s->ring_pos = (s->ring_pos + 1) % OVL_WAKE_RING;
+	if (cpu >= 0 && cpu < s->nr_cpus) {
+		s->cpus[cpu].wakeups++;
+		s->cpus[cpu].simultaneous += together;
+	}
+}
+
+static void ovl_event(void *state, const struct model *m, const struct imb_event *ev)
+{
+	struct ovl_state *s = state;
+
+	if (m->nr_cpus != s->nr_cpus) {
+		ovl_account(s, m, ev->ts_ns);
+		if (ovl_build(s, m->nr_cpus))
+			return;
+	}
+	if (!s->started) {
+		s->started = true;
+		s->last_ns = ev->ts_ns;
+	}
+	ovl_account(s, m, ev->ts_ns);
+	if (ev->kind == IMB_EV_WAKEUP || ev->kind == IMB_EV_WAKEUP_NEW)
+		ovl_note_wakeup(s, m, ev);
+	ovl_refresh(s, m);
+}
+
+static void ovl_subject(const struct ovl_group *g, char *buf, size_t len)
+{
+	if (g->level == OVL_MACHINE)
+		snprintf(buf, len, "machine");
+	else
+		snprintf(buf, len, "%s%d", ovl_level_name[g->level], g->gid);
+}
+
+/* Numbers of the group's CPUs for the evidence. */
+static void ovl_evidence(const struct ovl_state *s, const struct ovl_group *g, uint64_t len,
+			 struct evb *e)
+{
+	double ra = 0, ua = 0, na = 0;
+	uint64_t iww = 0;
+	uint32_t wk = 0, sim = 0;
+	char cpus[160];
+	size_t o = 0;
+
+	for (int i = 0; i < g->count; i++) {
+		const struct ovl_cpu *c = &s->cpus[s->grp_cpus[g->first + i]];
+
+		ra += c->runnable_area;
+		ua += c->util_area;
+		na += c->nr_area;
+		iww += c->iww_ns[g->level == OVL_CPU ? OVL_MACHINE : g->level];
+		wk += c->wakeups;
+		sim += c->simultaneous;
+		if (o < sizeof(cpus) - 8)
+			o += (size_t)snprintf(cpus + o, sizeof(cpus) - o, "%s%d", i ? "," : "",
+					      s->grp_cpus[g->first + i]);
+	}
+	evb_add(e, "\"level\":\"%s\"", ovl_level_name[g->level]);
+	evb_add(e, "\"cpus\":[%s]", cpus);
+	evb_add(e, "\"imbalance_pct\":%u", s->cfg.imbalance_pct);
+	evb_add(e, "\"overloaded_fraction\":%.4f", len ? (double)g->over_ns / (double)len : 0);
+	evb_add(e, "\"overloaded_fraction_scaled\":%.4f",
+		len ? (double)g->over_scaled_ns / (double)len : 0);
+	evb_add(e, "\"mean_nr_running\":%.3f", len ? na / (double)len : 0);
+	evb_add(e, "\"runnable_util_ratio\":%.3f", ua > 0 ? ra / ua : 0);
+	evb_add(e, "\"wakeups\":%u", wk);
+	evb_add(e, "\"wakeups_simultaneous_pct\":%.1f", wk ? 100.0 * sim / wk : 0);
+	evb_add(e, "\"idle_with_waiters_ns\":%llu", (unsigned long long)iww);
+	evb_add(e, "\"scaled_threshold\":\"capacity*pct*max(1,(1+nr/weight)/2) < runnable*100\"");
+	evb_add(e, "\"util\":\"util_avg (util_est not modelled)\"");
+}
+
+static void ovl_episode_step(struct ovl_state *s, struct ovl_episode *ep, bool hit,
+			     uint64_t over_ns, const struct imb_window *w, bool *emit,
+			     bool *close)
+{
+	uint64_t len = w->t_end_ns - w->t_start_ns;
+
+	*emit = *close = false;
+	if (hit) {
+		if (!ep->id) {
+			ep->id = finding_id_make(FINDING_SRC_OVERLOAD, ++s->next_id);
+			ep->start_ns = w->t_start_ns;
+			ep->over_ns = ep->len_ns = 0;
+			ep->emitted = false;
+		}
+		ep->end_ns = w->t_end_ns;
+		ep->over_ns += over_ns;
+		ep->len_ns += len;
+		if (ep->end_ns - ep->start_ns >= s->min_ns) {
+			ep->emitted = true;
+			*emit = true;
+		}
+	} else if (ep->id) {
+		*close = ep->emitted;
+		if (!*close)
+			ep->id = 0;
+	}
+}
+
+static void ovl_finding(struct ovl_state *s, struct ovl_group *g, struct ovl_episode *ep,
+			bool disagree, bool open, const struct imb_window *w,
+			struct finding_list *out)
+{
+	struct imb_finding f;
+	struct evb e;
+	char subj[48];
+	double frac = ep->len_ns ? (double)ep->over_ns / (double)ep->len_ns : 0;
+	uint64_t len = w->t_end_ns - w->t_start_ns;
+
+	ovl_subject(g, subj, sizeof(subj));
+	finding_init(&f, ep->id, "overload", disagree ? IMB_SEV_INFO : IMB_SEV_WARNING,
+		     ep->start_ns, ep->end_ns);
+	f.open = open;
+	f.value = frac;
+	f.threshold = s->cfg.overload_min_fraction;
+	if (disagree) {
+		snprintf(f.subject, sizeof(f.subject), "%s threshold", subj);
+		snprintf(f.summary, sizeof(f.summary),
+			 "%s: the fixed runnable threshold and the nr_running-scaled one disagree "
+			 "%.0f%% of the time (fixed overloaded %.0f%%, scaled %.0f%% in the last "
+			 "window)", subj, 100 * frac,
+			 len ? 100.0 * g->over_ns / len : 0, len ? 100.0 * g->over_scaled_ns / len : 0);
+	} else {
+		snprintf(f.subject, sizeof(f.subject), "%s", subj);
+		snprintf(f.summary, sizeof(f.summary),
+			 "%s classified overloaded by the load balancer's test (imbalance_pct %u) "
+			 "%.0f%% of the time for %.1f s", subj, s->cfg.imbalance_pct, 100 * frac,
+			 (double)(ep->end_ns - ep->start_ns) / 1e9);
+	}
+	evb_init(&e, f.evidence, sizeof(f.evidence));
+	evb_add(&e, "\"episode_fraction\":%.4f", frac);
+	evb_add(&e, "\"min_fraction\":%.3f", s->cfg.overload_min_fraction);
+	evb_add(&e, "\"min_ns\":%llu", (unsigned long long)s->min_ns);
+	ovl_evidence(s, g, len, &e);
+	evb_close(&e);
+	ep->last = f;
+	finding_list_add(out, &f);
+}
+
+/* ovl_close - the episode ended: its last version, closed */
+static void ovl_close(struct ovl_episode *ep, struct finding_list *out)
+{
+	ep->last.open = false;
+	finding_list_add(out, &ep->last);
+	ep->id = 0;
+}
+
+static void ovl_window(void *state, const struct model *m, struct imb_window *w,
+		       struct finding_list *out)
+{
+	struct ovl_state *s = state;
+	uint64_t len = w->t_end_ns - w->t_start_ns;
+	bool full = len * 2 >= s->cfg.window_ns;	/* a short last window decides nothing */
+
+	if (m->nr_cpus != s->nr_cpus && ovl_build(s, m->nr_cpus))
+		return;
+	ovl_account(s, m, w->t_end_ns);
+	s->run_ns += len;
+	for (size_t i = 0; i < w->nr_cpus && (int)i < s->nr_cpus; i++) {
+		struct imb_cpu_sample *r = &w->cpus[i];
+		const struct ovl_group *g = &s->groups[s->cpus[i].grp[OVL_CPU]];
+
+		r->group_type = g->type;
+		r->group_type_scaled = g->type_scaled;
+		r->overloaded_fraction = len ? (double)g->over_ns / (double)len : 0;
+		r->idle_with_waiters_ns = s->cpus[i].iww_ns[OVL_MACHINE];
+	}
+	for (size_t i = 0; i < s->nr_groups; i++) {
+		struct ovl_group *g = &s->groups[i];
+		double of = len ? (double)g->over_ns / (double)len : 0;
+		double df = len ? (double)g->disagree_ns / (double)len : 0;
+		bool emit, close;
+
+		s->run_over_ns[i] += g->over_ns;
+		if (full) {
+			ovl_episode_step(s, &g->ep, of >= s->cfg.overload_min_fraction, g->over_ns,
+					 w, &emit, &close);
+			if (emit)
+				ovl_finding(s, g, &g->ep, false, true, w, out);
+			else if (close)
+				ovl_close(&g->ep, out);
+			ovl_episode_step(s, &g->dis, df >= s->cfg.overload_min_fraction,
+					 g->disagree_ns, w, &emit, &close);
+			if (emit)
+				ovl_finding(s, g, &g->dis, true, true, w, out);
+			else if (close)
+				ovl_close(&g->dis, out);
+		}
+		g->over_ns = g->over_scaled_ns = g->disagree_ns = 0;
+	}
+	for (int i = 0; i < s->nr_cpus; i++) {
+		struct ovl_cpu *c = &s->cpus[i];
+
+		memset(c->iww_ns, 0, sizeof(c->iww_ns));
+		c->runnable_area = c->util_area = c->nr_area = 0;
+		c->wakeups = c->simultaneous = 0;
+	}
+}
+
+static void ovl_finish(void *state, const struct model *m, struct imb_window *summary,
+		       struct finding_list *out)
+{
+	struct ovl_state *s = state;
+
+	(void)m;
+	/* the run's CPU rows: whole-run overloaded fraction */
+	for (size_t i = 0; i < summary->nr_cpus && (int)i < s->nr_cpus; i++) {
+		int gi = s->cpus[i].grp[OVL_CPU];
+
+		summary->cpus[i].group_type = s->groups[gi].type;
+		summary->cpus[i].group_type_scaled = s->groups[gi].type_scaled;
+		summary->cpus[i].overloaded_fraction =
+			s->run_ns ? (double)s->run_over_ns[gi] / (double)s->run_ns : 0;
+	}
+	/* episodes still open end with the run */
+	for (size_t i = 0; i < s->nr_groups; i++) {
+		struct ovl_group *g = &s->groups[i];
+
+		if (g->ep.id && g->ep.emitted)
+			ovl_close(&g->ep, out);
+		if (g->dis.id && g->dis.emitted)
+			ovl_close(&g->dis, out);
+	}
+}
+
+const struct analyzer_ops overload_analyzer = {
+	.name = "overload",
+	.create = ovl_create,
+	.destroy = ovl_destroy,
+	.event = ovl_event,
+	.window = ovl_window,
+	.finish = ovl_finish,
+};

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vruntime.c - do the run queues' virtual clocks advance at the same rate?
+ *
+ * A CPU's vruntime reference (the kernel's min_vruntime, or zero_vruntime
+ * where it has no min_vruntime, when the source carries IMB_EV_VRUNTIME;
+ * else the model's virtual clock, wall time x NICE_0 weight / the run
+ * queue's weight) advances at 1 ns per ns for one nice-0 task and at 1/k
+ * for k of them: it is how fast the tasks of that CPU progress.  Per window
+ * the rate is the reference's progress over the window length (the CPU
+ * rows' vruntime_rate).  Among the CPUs busy at least half the window,
+ * drift = (fastest - slowest) / fastest; when it stays above
+ * drift_threshold for two windows or more, a `vruntime_drift` finding
+ * names the CPUs whose tasks fall behind (rate below fastest x (1 -
+ * threshold) over the episode).  Note (pelt-spec §4.4): zero_vruntime is
+ * not monotonic, so with a 6.19+ source the rate is a mean over a window,
+ * not a lower envelope.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer.h"
+#include "finding_util.h"
+
+#define VR_MIN_WINDOWS 2
+#define VR_MAX_CPUS 1024
+
+struct vr_cpu {
+	uint64_t prev;			/* reference at the last window end */
+	bool prev_kernel;		/* it was the kernel's reference */
+	bool valid;
+	int64_t ep_progress;		/* over the episode */
+	uint64_t ep_ns;
+	double rate;			/* last window */
+};
+
+struct vr_state {
+	struct analyzer_config cfg;
+	struct vr_cpu *cpus;
+	int nr_cpus;
+	uint64_t next_id;
+	uint64_t id, start_ns, end_ns;
+	unsigned int windows;
+	double drift_area;
+	double max_drift;
+	bool emitted;
+	struct imb_finding last;
+};
+
+static void *vr_create(const struct analyzer_config *cfg)
+{
+	struct vr_state *s = calloc(1, sizeof(*s));
+
+	if (s)
+		s->cfg = *cfg;
+	return s;
+}
+
+static void vr_destroy(void *state)
+{
+	struct vr_state *s = state;
+
+	if (!s)
+		return;
+	free(s->cpus);
+	free(s);
+}
+
+static int vr_grow(struct vr_state *s, int n)
+{
+	struct vr_cpu *c;
+
+	if (n <= s->nr_cpus)
+		return 0;
+	c = realloc(s->cpus, (size_t)n * sizeof(*c));
+	if (!c)
+		return -1;
+	memset(c + s->nr_cpus, 0, (size_t)(n - s->nr_cpus) * sizeof(*c));
+	s->cpus = c;
+	s->nr_cpus = n;
+	return 0;
+}
+
+static void vr_episode_reset(struct vr_state *s)
+{
+	s->id = 0;
+	s->windows = 0;
+	s->drift_area = s->max_drift = 0;
+	s->emitted = false;
+	for (int i = 0; i < s->nr_cpus; i++) {
+		s->cpus[i].ep_progress = 0;
+		s->cpus[i].ep_ns = 0;
+	}
+}
+
+static void vr_emit(struct vr_state *s, const struct model *m, struct finding_list *out)
+{
+	struct imb_finding *f = &s->last;
+	double maxr = 0, rates[VR_MAX_CPUS];
+	char behind[64], list[512];
+	size_t ob = 0, ol = 0;
+	struct evb e;
+	bool kernel = false;
+	int n = s->nr_cpus < VR_MAX_CPUS ? s->nr_cpus : VR_MAX_CPUS;
+
+	for (int i = 0; i < n; i++) {
+		const struct vr_cpu *c = &s->cpus[i];
+
+		rates[i] = c->ep_ns ? (double)c->ep_progress / (double)c->ep_ns : -1;
+		if (rates[i] > maxr)
+			maxr = rates[i];
+		if (i < m->nr_cpus && m->cpus[i].kvruntime)
+			kernel = true;
+	}
+	behind[0] = list[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		if (rates[i] < 0)
+			continue;
+		if (rates[i] < maxr * (1 - s->cfg.drift_threshold) && ob + 8 < sizeof(behind))
+			ob += (size_t)snprintf(behind + ob, sizeof(behind) - ob, "%s%d",
+					       ob ? "," : "", i);
+		if (ol + 32 < sizeof(list))
+			ol += (size_t)snprintf(list + ol, sizeof(list) - ol, "%s\"%d\":%.4f",
+					       ol ? "," : "", i, rates[i]);
+	}
+	finding_init(f, s->id, "vruntime_drift", IMB_SEV_WARNING, s->start_ns, s->end_ns);
+	snprintf(f->subject, sizeof(f->subject), "cpus %s", behind[0] ? behind : "?");
+	f->value = s->windows ? s->drift_area / (double)(s->end_ns - s->start_ns) : 0;
+	f->threshold = s->cfg.drift_threshold;
+	f->open = true;
+	snprintf(f->summary, sizeof(f->summary),
+		 "the tasks of CPU(s) %s fall behind: their %s advances %.0f%% slower than on the "
+		 "fastest CPU (mean drift %.0f%%, threshold %.0f%%)", behind[0] ? behind : "?",
+		 kernel ? "min/zero_vruntime" : "virtual clock",
+		 100 * f->value, 100 * f->value, 100 * s->cfg.drift_threshold);
+	evb_init(&e, f->evidence, sizeof(f->evidence));
+	evb_add(&e, "\"source\":\"%s\"", kernel ? "kernel vruntime reference" :
+		"model virtual clock (ns x 1024 / rq weight)");
+	evb_add(&e, "\"windows\":%u", s->windows);
+	evb_add(&e, "\"mean_drift\":%.4f", f->value);
+	evb_add(&e, "\"max_drift\":%.4f", s->max_drift);
+	evb_add(&e, "\"threshold\":%.3f", s->cfg.drift_threshold);
+	evb_add(&e, "\"behind\":[%s]", behind);
+	evb_add(&e, "\"rate\":{%s}", list);
+	evb_close(&e);
+	s->emitted = true;
+	finding_list_add(out, f);
+}
+
+static void vr_window(void *state, const struct model *m, struct imb_window *w,
+		      struct finding_list *out)
+{
+	struct vr_state *s = state;
+	uint64_t len = w->t_end_ns - w->t_start_ns;
+	double maxr = -1, minr = -1, drift = 0;
+
+	if (vr_grow(s, m->nr_cpus) || !len)
+		return;
+	for (int i = 0; i < m->nr_cpus; i++) {
+		struct vr_cpu *c = &s->cpus[i];
+		const struct model_cpu *mc = &m->cpus[i];
+		bool kernel = mc->kvruntime != 0;
+		uint64_t cur = kernel ? mc->kvruntime : mc->vclock;
+
+		c->rate = -1;
+		if (c->valid && c->prev_kernel == kernel) {
+			int64_t d = (int64_t)(cur - c->prev);
+
+			c->rate = (double)d / (double)len;
+			if ((size_t)i < w->nr_cpus)
+				w->cpus[i].vruntime_rate = c->rate;
+			if (mc->win_busy_ns * 2 >= len) {
+				if (maxr < 0 || c->rate > maxr)
+					maxr = c->rate;
+				if (minr < 0 || c->rate < minr)
+					minr = c->rate;
+			} else {
+				c->rate = -1;	/* mostly idle: not compared */
+			}
+		}
+		c->prev = cur;
+		c->prev_kernel = kernel;
+		c->valid = true;
+	}
+	if (maxr > 0 && minr >= 0)
+		drift = (maxr - minr) / maxr;
+	if (len * 2 < s->cfg.window_ns)
+		return;		/* a short last window decides nothing */
+	if (drift > s->cfg.drift_threshold) {
+		if (!s->id) {
+			vr_episode_reset(s);
+			s->id = finding_id_make(FINDING_SRC_VRUNTIME, ++s->next_id);
+			s->start_ns = w->t_start_ns;
+		}
+		s->end_ns = w->t_end_ns;
+		s->windows++;
+		s->drift_area += drift * (double)len;
+		if (drift > s->max_drift)
+			s->max_drift = drift;
+		for (int i = 0; i < m->nr_cpus; i++) {
+			struct vr_cpu *c = &s->cpus[i];
+
+			if (c->rate < 0)
+				continue;
+			c->ep_progress += (int64_t)(c->rate * (double)len);
+			c->ep_ns += len;
+		}
+		if (s->windows >= VR_MIN_WINDOWS)
+			vr_emit(s, m, out);
+	} else if (s->id) {
+		if (s->emitted) {
+			s->last.open = false;
+			finding_list_add(out, &s->last);
+		}
+		vr_episode_reset(s);
+	}
+}
+
+static void vr_finish(void *state, const struct model *m, struct imb_window *summary,
+		      struct finding_list *out)
+{
+	struct vr_state *s = state;
+
+	(void)m;
+	(void)summary;
+	if (s->id && s->emitted) {
+		s->last.open = false;
+		finding_list_add(out, &s->last);
+	}
+	vr_episode_reset(s);
+}
+
+const struct analyzer_ops vruntime_analyzer = {
+	.name = "vruntime",
+	.create = vr_create,
+	.destroy = vr_destroy,
+	.event = NULL,
+	.window = vr_window,
+	.finish = vr_finish,
+};
