@@ -81,16 +81,25 @@ static __always_inline void *imb_reserve(__u64 size)
 }
 
 /*
- * Commit @rec, waking the reader only once wakeup_bytes are waiting: a wake-up
- * per record would make the reader's own switches a good part of the load.
+ * Commit @rec of @size bytes.  A wake-up per record would make the reader's
+ * own switches a good part of the load, and forcing one on every record once
+ * the reader is behind floods irq_work: wake it only when this record
+ * crosses wakeup_bytes or half the ring; below that the reader's poll
+ * timeout collects the data.
  */
-static __always_inline void imb_submit(void *rec)
+static __always_inline void imb_submit(void *rec, __u64 size)
 {
 	__u64 flags = 0;
 
-	if (wakeup_bytes)
-		flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
-			BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	if (wakeup_bytes) {
+		__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+		__u64 half = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 2;
+
+		flags = BPF_RB_NO_WAKEUP;
+		if ((avail >= wakeup_bytes && avail - size < wakeup_bytes) ||
+		    (avail >= half && avail - size < half))
+			flags = BPF_RB_FORCE_WAKEUP;
+	}
 	bpf_ringbuf_submit(rec, flags);
 }
 
@@ -228,7 +237,7 @@ int BPF_PROG(imb_pelt_cfs, struct cfs_rq *cfs_rq)
 		r->vflags |= IMB_WV_CURR;
 	}
 	r->pad = 0;
-	imb_submit(r);
+	imb_submit(r, sizeof(*r));
 	return 0;
 }
 
@@ -278,7 +287,7 @@ int BPF_PROG(imb_pelt_se, struct sched_entity *se)
 	r->tgid = tgid;
 	r->cgroup_id = cgid;
 	imb_avg_read(&r->avg, &se->avg);
-	imb_submit(r);
+	imb_submit(r, sizeof(*r));
 	return 0;
 }
 
@@ -329,7 +338,7 @@ int BPF_PROG(imb_switch, bool preempt, struct task_struct *prev, struct task_str
 		r->prev_state = imb_task_state(prev);
 	r->preempt = preempt;
 	r->synthetic = 0;
-	imb_submit(r);
+	imb_submit(r, sizeof(*r));
 	return 0;
 }
 
@@ -373,7 +382,7 @@ int BPF_PROG(imb_sched_exit, bool is_switch)
 	r->prev_state = state;
 	r->preempt = state == 0;
 	r->synthetic = 1;
-	imb_submit(r);
+	imb_submit(r, sizeof(*r));
 	return 0;
 }
 
@@ -392,7 +401,7 @@ static __always_inline int imb_wakeup_emit(struct task_struct *p, unsigned int k
 	r->prio = BPF_CORE_READ(p, prio);
 	r->target_cpu = imb_task_cpu(p);
 	BPF_CORE_READ_STR_INTO(&r->comm, p, comm);
-	imb_submit(r);
+	imb_submit(r, sizeof(*r));
 	return 0;
 }
 
@@ -424,7 +433,7 @@ int BPF_PROG(imb_migrate, struct task_struct *p, int dest_cpu)
 	r->orig_cpu = imb_task_cpu(p);
 	r->dest_cpu = dest_cpu;
 	BPF_CORE_READ_STR_INTO(&r->comm, p, comm);
-	imb_submit(r);
+	imb_submit(r, sizeof(*r));
 	return 0;
 }
 
@@ -444,7 +453,7 @@ int BPF_PROG(imb_fork, struct task_struct *parent, struct task_struct *child)
 	r->child_tgid = BPF_CORE_READ(child, tgid);
 	r->pad = 0;
 	BPF_CORE_READ_STR_INTO(&r->child_comm, child, comm);
-	imb_submit(r);
+	imb_submit(r, sizeof(*r));
 	return 0;
 }
 
@@ -467,7 +476,7 @@ int BPF_PROG(imb_exit, struct task_struct *p)
 	r->pid = BPF_CORE_READ(p, pid);
 	r->prio = BPF_CORE_READ(p, prio);
 	BPF_CORE_READ_STR_INTO(&r->comm, p, comm);
-	imb_submit(r);
+	imb_submit(r, sizeof(*r));
 	return 0;
 }
 
@@ -488,7 +497,7 @@ int BPF_PROG(imb_runtime, struct task_struct *p, __u64 runtime)
 	r->pid = BPF_CORE_READ(p, pid);
 	r->pad = 0;
 	r->runtime_ns = runtime;
-	imb_submit(r);
+	imb_submit(r, sizeof(*r));
 	return 0;
 }
 
@@ -524,7 +533,7 @@ static __always_inline int imb_numa_emit(unsigned int kind, struct task_struct *
 	r->dst_ngid = imb_numa_gid(dst);
 	r->dst_cpu = dst_cpu;
 	r->dst_nid = -1;
-	imb_submit(r);
+	imb_submit(r, sizeof(*r));
 	return 0;
 }
 

@@ -641,7 +641,7 @@ struct source_bpf *source_bpf_open(const struct source_bpf_opts *opts, char *err
 	struct source_bpf *s = NULL;
 	struct btf *btf = NULL;
 	uint64_t capeff = 0;
-	uint32_t want, mask = 0;
+	uint32_t want, ring, mask = 0;
 	size_t i;
 	int ret;
 
@@ -733,12 +733,14 @@ struct source_bpf *source_bpf_open(const struct source_bpf_opts *opts, char *err
 		s->attached |= SOURCE_BPF_EV(IMB_EV_VRUNTIME);
 	s->skel->rodata->events_mask = mask;
 	s->skel->rodata->pelt_se_min_interval_ns = o.pelt_se_min_interval_ns;
-	if (o.wakeup_bytes != UINT32_MAX)
-		s->skel->rodata->wakeup_bytes = o.wakeup_bytes ? o.wakeup_bytes :
-						SOURCE_BPF_WAKEUP_DEFAULT;
-	ret = bpf_map__set_max_entries(s->skel->maps.events,
-				       pow2_round(o.ringbuf_bytes ? o.ringbuf_bytes :
-						  SOURCE_BPF_RINGBUF_DEFAULT));
+	ring = pow2_round(o.ringbuf_bytes ? o.ringbuf_bytes : SOURCE_BPF_RINGBUF_DEFAULT);
+	if (o.wakeup_bytes != UINT32_MAX) {
+		uint32_t wb = o.wakeup_bytes ? o.wakeup_bytes : SOURCE_BPF_WAKEUP_DEFAULT;
+
+		/* the reader must wake well before the ring is full */
+		s->skel->rodata->wakeup_bytes = wb < ring / 4 ? wb : ring / 4;
+	}
+	ret = bpf_map__set_max_entries(s->skel->maps.events, ring);
 	if (ret) {
 		snprintf(err, SOURCE_ERR_LEN, "cannot size the ring buffer: %s", strerror(-ret));
 		goto fail;

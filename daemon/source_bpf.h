@@ -32,7 +32,8 @@ struct source_bpf_opts {
 	uint32_t events;		/* SOURCE_BPF_EV() bits; 0: every kind the kernel has */
 	uint64_t pelt_se_min_interval_ns;	/* per-task rate limit of pelt_se; 0: none */
 	uint64_t reorder_ns;		/* hold events this long to order them; 0: default */
-	uint32_t wakeup_bytes;		/* wake the reader when this much waits; 0: default,
+	uint32_t wakeup_bytes;		/* wake the reader when this much waits (at most a
+					 * quarter of the ring); 0: default,
 					 * UINT32_MAX: on every record.  Below it, events wait
 					 * for the poll timeout. */
 };
