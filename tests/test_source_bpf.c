@@ -218,6 +218,62 @@ static double rel_err(uint64_t got, uint64_t want)
 	return want ? ((double)got - (double)want) / (double)want : 1.0;
 }
 
+struct knob_seen {
+	uint64_t other_kinds, switches, pelt_se;
+	int tid;
+};
+
+static int on_knob_event(const struct imb_event *ev, void *ctx)
+{
+	struct knob_seen *k = ctx;
+
+	if (ev->kind == IMB_EV_SWITCH)
+		k->switches++;
+	else if (ev->kind == IMB_EV_PELT_SE)
+		k->pelt_se += k->tid && ev->pelt_se.pid == k->tid;
+	else if (ev->kind != IMB_EV_LOST)
+		k->other_kinds++;
+	return 0;
+}
+
+/* Knobs: only the chosen kinds come out, and pelt_se is rate-limited per task. */
+static void knobs_check(void)
+{
+	struct source_bpf_opts o = {
+		.events = SOURCE_BPF_EV(IMB_EV_SWITCH) | SOURCE_BPF_EV(IMB_EV_PELT_SE),
+		.pelt_se_min_interval_ns = 20000000,
+		.ringbuf_bytes = 1 << 20,
+	};
+	char err[SOURCE_ERR_LEN] = "";
+	struct source_bpf_stats st;
+	struct knob_seen k = { 0 };
+	struct source_bpf *src = source_bpf_open(&o, err);
+	struct busy b = { 0 };
+	uint64_t t_end;
+
+	if (!ok(src != NULL, "opens with only switch and pelt_se, pelt_se every 20 ms per task")) {
+		diag("%s", err);
+		return;
+	}
+	source_bpf_stats(src, &st);
+	is_int(st.attached, o.events, "exactly the asked kinds are attached");
+	pthread_create(&b.th, NULL, busy_main, &b);
+	while (!b.tid)
+		usleep(1000);
+	k.tid = b.tid;
+	t_end = mono_ns(CLOCK_MONOTONIC) + BUSY_NS + 200000000ull;
+	while (mono_ns(CLOCK_MONOTONIC) < t_end)
+		source_bpf_poll(src, 50, on_knob_event, &k);
+	pthread_join(b.th, NULL);
+	source_bpf_flush(src, on_knob_event, &k);
+	source_bpf_close(src);
+	is_u64(k.other_kinds, 0, "no event of a kind switched off");
+	ok(k.switches > 0, "switch events still come (%" PRIu64 ")", k.switches);
+	ok(k.pelt_se >= 20 && k.pelt_se <= BUSY_NS / 20000000 + 5,
+	   "pelt_se of a 2 s busy thread rate-limited to one per 20 ms (%" PRIu64 " events)",
+	   k.pelt_se);
+}
+
 int main(void)
 {
 	static struct seen s;
@@ -339,5 +395,6 @@ int main(void)
 		usleep(50000);
 	}
 	is_int(left, 0, "after close none of our programs is loaded");
+	knobs_check();
 	return tap_done();
 }
