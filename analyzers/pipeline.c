@@ -40,7 +40,7 @@ void pipeline_config_defaults(struct analyzer_config *cfg)
 	cfg->unfairness_threshold = 0.10;
 	cfg->unfairness_min_ns = 5000000000ull;
 	cfg->imbalance_pct = 117;
-	cfg->overload_min_fraction = 0.5;
+	cfg->overload_min_fraction = 0.25;	/* 3 on 2: each CPU ~half the time */
 	cfg->drift_threshold = 0.10;
 	cfg->migration_min = 10;
 	cfg->concentration_threshold = 0.5;
