@@ -152,16 +152,17 @@ static __always_inline __u64 imb_tg_id(struct task_group *tg)
 	return 0;
 }
 
+/* @sa points into a BTF-typed cfs_rq or sched_entity: plain (fault-safe) loads. */
 static __always_inline void imb_avg_read(struct imb_w_avg *o, struct sched_avg *sa)
 {
-	o->last_update_time = BPF_CORE_READ(sa, last_update_time);
-	o->load_sum = BPF_CORE_READ(sa, load_sum);
-	o->runnable_sum = BPF_CORE_READ(sa, runnable_sum);
-	o->util_sum = BPF_CORE_READ(sa, util_sum);
-	o->period_contrib = BPF_CORE_READ(sa, period_contrib);
-	o->load_avg = BPF_CORE_READ(sa, load_avg);
-	o->runnable_avg = BPF_CORE_READ(sa, runnable_avg);
-	o->util_avg = BPF_CORE_READ(sa, util_avg);
+	o->last_update_time = sa->last_update_time;
+	o->load_sum = sa->load_sum;
+	o->runnable_sum = sa->runnable_sum;
+	o->util_sum = sa->util_sum;
+	o->period_contrib = sa->period_contrib;
+	o->load_avg = sa->load_avg;
+	o->runnable_avg = sa->runnable_avg;
+	o->util_avg = sa->util_avg;
 }
 
 /* The rq owning @cfs_rq: cfs_rq->rq, or the enclosing rq without group scheduling. */
@@ -291,22 +292,37 @@ int BPF_PROG(imb_pelt_se, struct sched_entity *se)
 	return 0;
 }
 
-/* Fill the prev/next task fields of a switch record. */
+/*
+ * Fill the prev/next task fields of a switch record.  @prev and @next are
+ * BTF pointers (tracepoint arguments, or bpf_get_current_task_btf()): plain
+ * loads, which the verifier turns into fault-safe ones, are much cheaper
+ * than a probe-read helper call per field.
+ */
 static __always_inline void imb_switch_tasks(struct imb_w_switch *r, struct task_struct *prev,
 					     struct task_struct *next)
+{
+	r->prev_pid = prev->pid;
+	r->prev_tgid = prev->tgid;
+	r->prev_prio = prev->prio;
+	r->prev_exit_state = prev->exit_state;
+	__builtin_memcpy(r->prev_comm, prev->comm, sizeof(r->prev_comm));
+	r->pad = 0;
+	r->next_pid = next->pid;
+	r->next_tgid = next->tgid;
+	r->next_prio = next->prio;
+	/* bpf_get_current_cgroup_id() would give prev's: read next's own. */
+	r->next_cgroup = next->cgroups->dfl_cgrp->kn->id;
+	__builtin_memcpy(r->next_comm, next->comm, sizeof(r->next_comm));
+}
+
+/* The prev fields for a task known only by its address (probe reads). */
+static __always_inline void imb_switch_prev_probe(struct imb_w_switch *r, struct task_struct *prev)
 {
 	r->prev_pid = BPF_CORE_READ(prev, pid);
 	r->prev_tgid = BPF_CORE_READ(prev, tgid);
 	r->prev_prio = BPF_CORE_READ(prev, prio);
 	r->prev_exit_state = BPF_CORE_READ(prev, exit_state);
-	r->pad = 0;
-	r->next_pid = BPF_CORE_READ(next, pid);
-	r->next_tgid = BPF_CORE_READ(next, tgid);
-	r->next_prio = BPF_CORE_READ(next, prio);
-	/* bpf_get_current_cgroup_id() would give prev's: read next's own. */
-	r->next_cgroup = BPF_CORE_READ(next, cgroups, dfl_cgrp, kn, id);
 	BPF_CORE_READ_STR_INTO(&r->prev_comm, prev, comm);
-	BPF_CORE_READ_STR_INTO(&r->next_comm, next, comm);
 }
 
 static __always_inline void imb_curr_set(struct task_struct *next)
@@ -377,7 +393,8 @@ int BPF_PROG(imb_sched_exit, bool is_switch)
 	if (!r)
 		return 0;
 	imb_hdr_fill(&r->h, IMB_W_SWITCH, imb_task_rq(next), bpf_get_smp_processor_id());
-	imb_switch_tasks(r, prev, next);
+	imb_switch_tasks(r, next, next);
+	imb_switch_prev_probe(r, prev);
 	state = imb_task_state(prev);
 	r->prev_state = state;
 	r->preempt = state == 0;
@@ -396,11 +413,11 @@ static __always_inline int imb_wakeup_emit(struct task_struct *p, unsigned int k
 	if (!r)
 		return 0;
 	imb_hdr_fill(&r->h, kind, imb_task_rq(p), bpf_get_smp_processor_id());
-	r->pid = BPF_CORE_READ(p, pid);
-	r->tgid = BPF_CORE_READ(p, tgid);
-	r->prio = BPF_CORE_READ(p, prio);
+	r->pid = p->pid;
+	r->tgid = p->tgid;
+	r->prio = p->prio;
 	r->target_cpu = imb_task_cpu(p);
-	BPF_CORE_READ_STR_INTO(&r->comm, p, comm);
+	__builtin_memcpy(r->comm, p->comm, sizeof(r->comm));
 	imb_submit(r, sizeof(*r));
 	return 0;
 }
@@ -428,11 +445,11 @@ int BPF_PROG(imb_migrate, struct task_struct *p, int dest_cpu)
 	if (!r)
 		return 0;
 	imb_hdr_fill(&r->h, IMB_W_MIGRATE, imb_task_rq(p), bpf_get_smp_processor_id());
-	r->pid = BPF_CORE_READ(p, pid);
-	r->prio = BPF_CORE_READ(p, prio);
+	r->pid = p->pid;
+	r->prio = p->prio;
 	r->orig_cpu = imb_task_cpu(p);
 	r->dest_cpu = dest_cpu;
-	BPF_CORE_READ_STR_INTO(&r->comm, p, comm);
+	__builtin_memcpy(r->comm, p->comm, sizeof(r->comm));
 	imb_submit(r, sizeof(*r));
 	return 0;
 }
@@ -448,11 +465,11 @@ int BPF_PROG(imb_fork, struct task_struct *parent, struct task_struct *child)
 	if (!r)
 		return 0;
 	imb_hdr_fill(&r->h, IMB_W_FORK, imb_task_rq(parent), bpf_get_smp_processor_id());
-	r->parent_pid = BPF_CORE_READ(parent, pid);
-	r->child_pid = BPF_CORE_READ(child, pid);
-	r->child_tgid = BPF_CORE_READ(child, tgid);
+	r->parent_pid = parent->pid;
+	r->child_pid = child->pid;
+	r->child_tgid = child->tgid;
 	r->pad = 0;
-	BPF_CORE_READ_STR_INTO(&r->child_comm, child, comm);
+	__builtin_memcpy(r->child_comm, child->comm, sizeof(r->child_comm));
 	imb_submit(r, sizeof(*r));
 	return 0;
 }
@@ -465,7 +482,7 @@ int BPF_PROG(imb_exit, struct task_struct *p)
 	if (!imb_on(IMB_W_EXIT))
 		return 0;
 	if (pelt_se_min_interval_ns) {
-		__u32 pid = BPF_CORE_READ(p, pid);
+		__u32 pid = p->pid;
 
 		bpf_map_delete_elem(&se_last, &pid);
 	}
@@ -473,9 +490,9 @@ int BPF_PROG(imb_exit, struct task_struct *p)
 	if (!r)
 		return 0;
 	imb_hdr_fill(&r->h, IMB_W_EXIT, imb_task_rq(p), bpf_get_smp_processor_id());
-	r->pid = BPF_CORE_READ(p, pid);
-	r->prio = BPF_CORE_READ(p, prio);
-	BPF_CORE_READ_STR_INTO(&r->comm, p, comm);
+	r->pid = p->pid;
+	r->prio = p->prio;
+	__builtin_memcpy(r->comm, p->comm, sizeof(r->comm));
 	imb_submit(r, sizeof(*r));
 	return 0;
 }
@@ -494,7 +511,7 @@ int BPF_PROG(imb_runtime, struct task_struct *p, __u64 runtime)
 	/* update_curr() may run for a remote rq's curr: stamp the task's CPU. */
 	rq = imb_task_rq(p);
 	imb_hdr_fill(&r->h, IMB_W_RUNTIME, rq, rq ? BPF_CORE_READ(rq, cpu) : bpf_get_smp_processor_id());
-	r->pid = BPF_CORE_READ(p, pid);
+	r->pid = p->pid;
 	r->pad = 0;
 	r->runtime_ns = runtime;
 	imb_submit(r, sizeof(*r));

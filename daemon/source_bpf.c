@@ -748,12 +748,13 @@ struct source_bpf *source_bpf_open(const struct source_bpf_opts *opts, char *err
 
 	ret = imbalance__load(s->skel);
 	if (ret) {
-		if (ret == -EPERM || ret == -EACCES)
+		if (ret == -EPERM)
 			snprintf(err, SOURCE_ERR_LEN,
 				 "BPF not permitted: need CAP_BPF and CAP_PERFMON%s%s",
 				 libbpf_last[0] ? ": " : "", libbpf_last);
 		else
-			snprintf(err, SOURCE_ERR_LEN, "loading the BPF programs failed: %s",
+			snprintf(err, SOURCE_ERR_LEN, "loading the BPF programs failed%s: %s",
+				 ret == -EACCES ? " (verifier)" : "",
 				 libbpf_last[0] ? libbpf_last : strerror(-ret));
 		goto fail;
 	}

@@ -371,11 +371,13 @@ int main(void)
 		/*
 		 * Saturated by the threads, util_avg sits near 1024; it overshoots
 		 * (the kernel's own debug file shows up to ~1400 here) right after
-		 * a migration attaches a task's util before the old one decays.
+		 * a migration attaches a task's util before the old one decays, the
+		 * more so when other work forks and migrates beside us.  runnable_avg
+		 * or load_avg would sit near 1500-2000 with three tasks on two CPUs.
 		 */
-		ok(n > 0 && med >= 900 && med <= 1100 && max <= 1024 * (NR_THREADS + 1),
-		   "cpu %d: busy root util_avg median %u in 900..1100, max %u <= %d (%d samples)",
-		   c, med, max, 1024 * (NR_THREADS + 1), n);
+		ok(n > 0 && med >= 900 && med <= 1300 && max <= 8192,
+		   "cpu %d: busy root util_avg median %u in 900..1300, max %u <= 8192 (%d samples)",
+		   c, med, max, n);
 	}
 	ok(s.util_checked && s.util_consistent * 100 >= s.util_checked * 95,
 	   "root util_avg agrees with util_sum / divider in >= 95 %% of events (%" PRIu64
