@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <netdb.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -925,6 +926,7 @@ static enum MHD_Result http_route_metrics(struct http_server *h, struct MHD_Conn
 
 struct stream {
 	struct http_server *h;
+	int fd;				/* client socket, to notice hang-ups */
 	uint64_t seq;
 	struct json buf;
 	size_t off;
@@ -1037,8 +1039,22 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 			}
 			break;
 		}
-		if (snapshot_wait(h->be->snap, st->seq, h->o.keepalive_ms) > st->seq)
-			stream_fill(st);
+		/* wait in short slices so a client that hung up frees its
+		 * thread and stream slot within a second */
+		for (int waited = 0; waited < h->o.keepalive_ms; waited += 1000) {
+			int slice = h->o.keepalive_ms - waited < 1000 ? h->o.keepalive_ms - waited : 1000;
+			struct pollfd pfd = { .fd = st->fd, .events = POLLRDHUP };
+
+			if (snapshot_wait(h->be->snap, st->seq, slice) > st->seq) {
+				stream_fill(st);
+				break;
+			}
+			if (__atomic_load_n(&h->stopping, __ATOMIC_ACQUIRE))
+				return MHD_CONTENT_READER_END_OF_STREAM;
+			if (st->fd >= 0 && poll(&pfd, 1, 0) > 0 &&
+			    (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)))
+				return MHD_CONTENT_READER_END_WITH_ERROR;
+		}
 		if (__atomic_load_n(&h->stopping, __ATOMIC_ACQUIRE))
 			return MHD_CONTENT_READER_END_OF_STREAM;
 		if (!st->buf.len)
@@ -1083,6 +1099,12 @@ static enum MHD_Result http_route_stream(struct http_server *h, struct MHD_Conne
 		return http_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
 	}
 	st->h = h;
+	{
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		st->fd = ci ? ci->connect_fd : -1;
+	}
 	json_init(&st->buf);
 	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, stream_read, st,
 					      stream_free);

@@ -1072,7 +1072,7 @@ int store_reader_timeseries(struct store_reader *r, const struct store_series_qu
 	size_t cap = 0, nr = 0, kcap = 0;
 	char sql[512], **ks = NULL;
 	sqlite3_stmt *st = NULL;
-	int64_t run = 0, raw_min = 0;
+	int64_t run = 0, raw_min = 0, t0 = 0;
 	int rc, use_1m = 0;
 	size_t limit = q->limit ? q->limit : 100000;
 
@@ -1086,19 +1086,21 @@ int store_reader_timeseries(struct store_reader *r, const struct store_series_qu
 	if (!kind)
 		return -EINVAL;	/* metric is whitelisted: only listed names reach SQL */
 	/* latest run and the oldest raw window still kept */
-	rc = sqlite3_prepare_v2(r->db, "SELECT r.id, (SELECT min(t_ns) FROM windows w"
-				" WHERE w.run_id = r.id) FROM runs r ORDER BY r.id DESC LIMIT 1",
-				-1, &st, NULL);
+	rc = sqlite3_prepare_v2(r->db, "SELECT r.id, (SELECT min(t_start_ns) FROM windows w"
+				" WHERE w.run_id = r.id), coalesce(r.t0_ns, 0) FROM runs r"
+				" ORDER BY r.id DESC LIMIT 1", -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return store_errno(rc);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		run = sqlite3_column_int64(st, 0);
 		raw_min = sqlite3_column_int64(st, 1);
+		t0 = sqlite3_column_int64(st, 2);
 	}
 	sqlite3_finalize(st);
 	if (!run)
 		return 0;
-	use_1m = raw_min == 0 || (int64_t)q->since_ns < raw_min - NS_PER_MIN;
+	/* minute rows only when raw rows were purged from the asked range */
+	use_1m = raw_min == 0 || (raw_min > t0 && (int64_t)q->since_ns < raw_min);
 
 	for (int pass = 0; pass < 2; pass++) {
 		const char *sfx = use_1m ? "_1m" : "";

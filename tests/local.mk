@@ -31,6 +31,9 @@ TESTS += tests/test_store
 check_PROGRAMS += tests/http-feeder
 tests_http_feeder_SOURCES = tests/http-feeder.c
 tests_http_feeder_LDADD = $(IMB_SINK_LIBS)
+TESTS += tests/http.t
+dist_check_SCRIPTS += tests/http.t
+EXTRA_DIST += tests/http-lib.sh tests/metrics-check.awk
 # --- end sinks tests ---
 
 # --- PELT engine tests ---
@@ -57,3 +60,9 @@ tests_test_source_bpf_LDADD = $(IMB_BPF_LIBS) -lpthread
 tests_test_hostinfo_SOURCES = tests/test_hostinfo.c
 tests_test_hostinfo_LDADD = $(IMB_BPF_LIBS)
 # --- end live BPF source ---
+
+# --- analyzers: scenario generator, replay harness, scenario checks ---
+check_PROGRAMS += tests/scn-replay
+tests_scn_replay_SOURCES = tests/scn-replay.c
+tests_scn_replay_LDADD = $(IMB_TEST_LIBS)
+# --- end analyzers ---

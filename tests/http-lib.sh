@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# http-lib.sh - TAP helpers and feeder start/stop for the HTTP shell tests.
+# Sourced by tests/http.t, tests/dashboard.t and tests/bench-http.t.
+
+: "${top_builddir:=.}"
+: "${top_srcdir:=.}"
+FEEDER="$top_builddir/tests/http-feeder"
+T=0
+FAILED=0
+PIDS=""
+TMPD=$(mktemp -d /tmp/imb-http.XXXXXX)
+
+ok() {	# ok COND-EXIT-STATUS NAME
+	T=$((T + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $T - $2"
+	else
+		echo "not ok $T - $2"
+		FAILED=$((FAILED + 1))
+	fi
+}
+
+check() {	# check NAME COMMAND...
+	name=$1
+	shift
+	if "$@" >/dev/null 2>&1; then ok 0 "$name"; else ok 1 "$name"; fi
+}
+
+cleanup() {
+	for p in $PIDS; do
+		kill "$p" 2>/dev/null
+	done
+	for p in $PIDS; do
+		wait "$p" 2>/dev/null
+	done
+	rm -rf "$TMPD"
+}
+trap cleanup EXIT
+
+# start_feeder NAME ARGS... : sets PORT_NAME and PID_NAME
+start_feeder() {
+	name=$1
+	shift
+	"$FEEDER" "$@" >"$TMPD/$name.out" 2>"$TMPD/$name.err" &
+	pid=$!
+	PIDS="$PIDS $pid"
+	i=0
+	while [ $i -lt 100 ] && ! grep -q '^port ' "$TMPD/$name.out" 2>/dev/null; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	port=$(awk '/^port /{print $2}' "$TMPD/$name.out")
+	eval "PORT_$name=\$port; PID_$name=\$pid"
+	[ -n "$port" ]
+}
+
+# code URL [curl args]: prints the HTTP status code
+code() {
+	url=$1
+	shift
+	curl -s -o "$TMPD/body" -w '%{http_code}' "$@" "$url"
+}
