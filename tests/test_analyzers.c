@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_analyzers.c - the analyzers on event streams built in code.
+ *
+ * Small, exact cases for each analyzer through the real pipeline: the
+ * evidence builder, one lost_events finding per episode of lossy windows,
+ * overload and work-conservation numbers in the CPU rows, an unfairness
+ * episode that opens, stays one finding and closes, migration causes and
+ * the same-task pattern.  Larger generated scenarios run in scenarios.t.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzers/finding_util.h"
+#include "analyzers/pipeline.h"
+#include "tests/tap.h"
+
+#define MS 1000000ull
+
+struct collect {
+	struct imb_window *w[64];
+	size_t n;
+};
+
+static void collect_fn(struct imb_window *w, void *ctx)
+{
+	struct collect *c = ctx;
+
+	if (c->n < 64)
+		c->w[c->n++] = w;
+	else
+		imb_window_free(w);
+}
+
+static void collect_free(struct collect *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		imb_window_free(c->w[i]);
+	c->n = 0;
+}
+
+static void feed(struct pipeline *p, const struct imb_event *ev)
+{
+	if (pipeline_event(p, ev))
+		ok(0, "pipeline_event failed at %llu", (unsigned long long)ev->ts_ns);
+}
+
+static void ev_wakeup(struct pipeline *p, uint64_t ts, int cpu, int32_t pid, int32_t tgid)
+{
+	struct imb_event ev = { .ts_ns = ts, .cpu = cpu, .kind = IMB_EV_WAKEUP };
+
+	ev.wakeup.pid = pid;
+	ev.wakeup.tgid = tgid;
+	ev.wakeup.prio = 120;
+	ev.wakeup.target_cpu = cpu;
+	snprintf(ev.wakeup.comm, IMB_COMM_LEN, "t%d", pid);
+	feed(p, &ev);
+}
+
+static void ev_simple(struct pipeline *p, uint64_t ts, int cpu, int kind, int32_t pid)
+{
+	struct imb_event ev = { .ts_ns = ts, .cpu = cpu, .kind = (uint16_t)kind };
+
+	ev.wakeup.pid = pid;
+	ev.wakeup.prio = 120;
+	ev.wakeup.target_cpu = cpu;
+	feed(p, &ev);
+}
+
+static void ev_switch(struct pipeline *p, uint64_t ts, int cpu, int32_t prev, uint32_t state,
+		      int32_t next, int32_t tgid)
+{
+	struct imb_event ev = { .ts_ns = ts, .cpu = cpu, .kind = IMB_EV_SWITCH };
+
+	ev.sw.prev_pid = prev;
+	ev.sw.prev_prio = 120;
+	ev.sw.prev_state = state;
+	ev.sw.prev_tgid = prev ? tgid : 0;
+	ev.sw.next_pid = next;
+	ev.sw.next_prio = 120;
+	ev.sw.next_tgid = next ? tgid : 0;
+	feed(p, &ev);
+}
+
+static void ev_runtime(struct pipeline *p, uint64_t ts, int cpu, int32_t pid, uint64_t d)
+{
+	struct imb_event ev = { .ts_ns = ts, .cpu = cpu, .kind = IMB_EV_RUNTIME };
+
+	ev.runtime.pid = pid;
+	ev.runtime.runtime_ns = d;
+	feed(p, &ev);
+}
+
+static void ev_migrate(struct pipeline *p, uint64_t ts, int cpu, int32_t pid, int from, int to)
+{
+	struct imb_event ev = { .ts_ns = ts, .cpu = cpu, .kind = IMB_EV_MIGRATE };
+
+	ev.migrate.pid = pid;
+	ev.migrate.prio = 120;
+	ev.migrate.orig_cpu = from;
+	ev.migrate.dest_cpu = to;
+	feed(p, &ev);
+}
+
+/*
+ * Round robin of @n tasks on @cpu from @t0 to @t1 with 4 ms slices; the
+ * tasks must already be queued there with @pids[0] running.
+ */
+static void rr(struct pipeline *p, int cpu, const int32_t *pids, int n, uint64_t t0, uint64_t t1,
+	       int32_t tgid)
+{
+	int cur = 0;
+
+	for (uint64_t t = t0 + 4 * MS; t <= t1; t += 4 * MS) {
+		ev_runtime(p, t, cpu, pids[cur], 4 * MS);
+		if (n > 1) {
+			int nx = (cur + 1) % n;
+
+			ev_switch(p, t, cpu, pids[cur], IMB_STATE_PREEMPTED, pids[nx], tgid);
+			cur = nx;
+		}
+	}
+}
+
+static const struct imb_finding *find_kind(const struct imb_window *w, const char *kind,
+					   const char *subject, size_t *count)
+{
+	const struct imb_finding *f = NULL;
+
+	*count = 0;
+	for (size_t i = 0; i < w->nr_findings; i++)
+		if (!strcmp(w->findings[i].kind, kind) &&
+		    (!subject || !strcmp(w->findings[i].subject, subject))) {
+			f = &w->findings[i];
+			(*count)++;
+		}
+	return f;
+}
+
+static void test_evidence(void)
+{
+	char buf[40];
+	struct evb e;
+
+	evb_init(&e, buf, sizeof(buf));
+	evb_add(&e, "\"a\":%d", 1);
+	evb_add(&e, "\"long\":\"%s\"", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+	evb_add(&e, "\"b\":%d", 2);
+	evb_close(&e);
+	ok(!strcmp(buf, "{\"a\":1,\"b\":2}"), "evidence drops a member that does not fit: %s", buf);
+	ok(finding_id_make(FINDING_SRC_NUMA, 7) >> 56 == FINDING_SRC_NUMA &&
+	   finding_id_make(FINDING_SRC_LOST, 7) != finding_id_make(FINDING_SRC_NUMA, 7),
+	   "finding ids carry the analyzer in the top byte");
+}
+
+static void test_lost(void)
+{
+	struct analyzer_config cfg;
+	struct collect c = { .n = 0 };
+	struct pipeline *p;
+	struct imb_window *s;
+	const struct imb_finding *f;
+	struct imb_event ev = { .kind = IMB_EV_LOST };
+	size_t n;
+
+	pipeline_config_defaults(&cfg);
+	p = pipeline_new(&cfg, NULL, collect_fn, &c);
+	ev_wakeup(p, 1 * MS, 0, 100, 100);
+	for (int i = 0; i < 2; i++) {
+		ev.ts_ns = (uint64_t)(i * 1000 + 500) * MS;
+		ev.lost.count = 10;
+		feed(p, &ev);
+	}
+	rr(p, 0, (int32_t[]){ 100 }, 1, 1 * MS, 3500 * MS, 100);
+	s = pipeline_finish(p);
+	f = find_kind(s, "lost_events", NULL, &n);
+	is_int(n, 1, "two lossy windows in a row make one lost_events finding");
+	ok(f && f->value == 20 && !f->open, "it counts 20 lost events and is closed at the end");
+	ok(f && f->t_start_ns == 1 * MS && f->t_end_ns == 2001 * MS,
+	   "it spans the two lossy windows");
+	imb_window_free(s);
+	collect_free(&c);
+	pipeline_free(p);
+}
+
+/* 2 tasks share CPU 0 for 3 s, CPU 1 idle: overload on cpu0, idle with waiters on cpu1. */
+static void test_overload(void)
+{
+	struct analyzer_config cfg;
+	struct collect c = { .n = 0 };
+	struct pipeline *p;
+	struct imb_window *s;
+	const struct imb_finding *f;
+	size_t n;
+	const int32_t pids[] = { 200, 201 };
+
+	pipeline_config_defaults(&cfg);
+	p = pipeline_new(&cfg, NULL, collect_fn, &c);
+	ev_switch(p, 0, 1, 0, 0, 0, 0);			/* CPU 1 exists and is idle */
+	ev_wakeup(p, 1 * MS, 0, 200, 200);
+	ev_wakeup(p, 1 * MS, 0, 201, 200);
+	rr(p, 0, pids, 2, 1 * MS, 3001 * MS, 200);
+	s = pipeline_finish(p);
+	ok(c.n >= 3, "three windows closed (%zu)", c.n);
+	if (c.n >= 3) {
+		const struct imb_cpu_sample *c0 = &c.w[1]->cpus[0], *c1 = &c.w[1]->cpus[1];
+
+		ok(c0->overloaded_fraction > 0.95, "cpu0 overloaded %.3f of window 2",
+		   c0->overloaded_fraction);
+		is_int(c0->group_type, IMB_GROUP_OVERLOADED, "cpu0 classified overloaded");
+		is_int(c1->group_type, IMB_GROUP_HAS_SPARE, "cpu1 has spare capacity");
+		ok(c1->idle_with_waiters_ns == 1000 * MS,
+		   "cpu1 idle while cpu0 had a waiter the whole window (%llu ns)",
+		   (unsigned long long)c1->idle_with_waiters_ns);
+		is_int(c0->idle_with_waiters_ns, 0, "cpu0 never idle");
+		ok(c0->vruntime_rate > 0.49 && c0->vruntime_rate < 0.51,
+		   "cpu0's virtual clock runs at half speed (%.3f)", c0->vruntime_rate);
+	}
+	f = find_kind(s, "overload", "cpu0", &n);
+	is_int(n, 1, "one overload finding for cpu0");
+	ok(f && f->severity == IMB_SEV_WARNING && !f->open && f->value > 0.95,
+	   "it is a closed warning with the overloaded fraction as value");
+	ok(f && strstr(f->evidence, "\"idle_with_waiters_ns\":") != NULL,
+	   "its evidence has the work-conservation time");
+	find_kind(s, "overload", "cpu1", &n);
+	is_int(n, 0, "no overload finding for the idle cpu1");
+	imb_window_free(s);
+	collect_free(&c);
+	pipeline_free(p);
+}
+
+/*
+ * Job of 3 busy tasks on 2 CPUs, placed 2 + 1 for 7 s: one unfairness
+ * episode finding opened after unfairness_min (5 s), kept open while it
+ * lasts, closed at the end; plus the whole-run finding.
+ */
+static void test_unfairness(void)
+{
+	struct analyzer_config cfg;
+	struct collect c = { .n = 0 };
+	struct pipeline *p;
+	struct imb_window *s;
+	const struct imb_finding *f;
+	size_t n, opened = 0;
+	uint64_t id = 0;
+	bool same = true;
+	const int32_t a[] = { 300, 301 }, b[] = { 302 };
+
+	pipeline_config_defaults(&cfg);
+	p = pipeline_new(&cfg, NULL, collect_fn, &c);
+	ev_wakeup(p, 1 * MS, 0, 300, 300);
+	ev_wakeup(p, 1 * MS, 0, 301, 300);
+	ev_wakeup(p, 1 * MS, 1, 302, 300);
+	/* interleave the two CPUs in time order */
+	for (uint64_t t = 5 * MS; t <= 7001 * MS; t += 4 * MS) {
+		int k = (int)((t - 5 * MS) / (4 * MS));
+
+		ev_runtime(p, t, 0, a[k % 2], 4 * MS);
+		ev_switch(p, t, 0, a[k % 2], IMB_STATE_PREEMPTED, a[(k + 1) % 2], 300);
+		ev_runtime(p, t, 1, b[0], 4 * MS);
+	}
+	s = pipeline_finish(p);
+	for (size_t i = 0; i < c.n; i++) {
+		f = find_kind(c.w[i], "unfairness", "job process:300", &n);
+		if (!f)
+			continue;
+		opened++;
+		if (id && f->id != id)
+			same = false;
+		id = f->id;
+	}
+	ok(opened >= 2 && same, "the episode is one finding id over %zu windows", opened);
+	f = find_kind(s, "unfairness", "job process:300", &n);
+	is_int(n, 1, "one episode finding in the run");
+	ok(f && !f->open && f->value > 0.45 && f->value < 0.55,
+	   "closed at the end, unfairness %.3f (about 0.5)", f ? f->value : 0);
+	ok(f && f->t_end_ns - f->t_start_ns >= cfg.unfairness_min_ns,
+	   "it lasted at least unfairness_min");
+	f = find_kind(s, "unfairness", "job process:300 (whole run)", &n);
+	ok(f && strstr(f->summary, "cannot be balanced: 3 tasks on 2 CPUs"),
+	   "the whole-run finding says the job cannot be balanced: %s", f ? f->summary : "none");
+	ok(f && strstr(f->evidence, "\"jain_index\":") && strstr(f->evidence, "\"fair_ns\":"),
+	   "its evidence has the Jain index and per-task fair shares");
+	imb_window_free(s);
+	collect_free(&c);
+	pipeline_free(p);
+}
+
+/*
+ * Migration causes: a sleeping task placed at wake-up, a queued task pulled
+ * by the destination CPU (12 times the same one), a running task pushed by
+ * the stopper of its CPU.
+ */
+static void test_migration(void)
+{
+	struct analyzer_config cfg;
+	struct collect c = { .n = 0 };
+	struct pipeline *p;
+	struct imb_window *s;
+	const struct imb_finding *f;
+	size_t n;
+	uint64_t t = 1 * MS;
+	int where = 0;
+
+	pipeline_config_defaults(&cfg);
+	p = pipeline_new(&cfg, NULL, collect_fn, &c);
+	ev_wakeup(p, t, 0, 400, 400);
+	ev_wakeup(p, t, 0, 401, 400);
+	ev_wakeup(p, t, 1, 402, 400);
+	/* 402 sleeps, then is woken onto CPU 0 through a wake-up migration */
+	t += MS;
+	ev_switch(p, t, 1, 402, 1, 0, 400);
+	t += MS;
+	ev_simple(p, t, 0, IMB_EV_WAKING, 402);
+	ev_migrate(p, t, 0, 402, 1, 0);
+	ev_wakeup(p, t, 0, 402, 400);
+	/* now 400 (running), 401, 402 queued on CPU 0: CPU 1 pulls 401 back and forth */
+	for (int i = 0; i < 12; i++) {
+		int to = 1 - where;
+
+		t += 30 * MS;
+		ev_migrate(p, t, to, 401, where, to);
+		where = to;
+	}
+	t += 30 * MS;
+	ev_runtime(p, t, 0, 400, 30 * MS);
+	s = pipeline_finish(p);
+	f = find_kind(s, "same_task_migrated", NULL, &n);
+	is_int(n, 1, "one same_task_migrated finding");
+	ok(f && strstr(f->subject, "pid 401"), "it names pid 401 (%s)", f ? f->subject : "none");
+	ok(f && strstr(f->evidence, "\"causes\":{\"wakeup\":0,\"lb_pull\":12,\"active\":0"),
+	   "its 12 moves are balancer pulls");
+	ok(f && strstr(f->evidence, "\"all_causes\":{\"wakeup\":1,\"lb_pull\":12"),
+	   "the wake-up placement of pid 402 is told apart");
+	f = find_kind(s, "migration_pingpong", "pid 401 (t401)", &n);
+	ok(f && f->value == 11, "ping-pong: 11 returns within 100 ms (%g)", f ? f->value : -1);
+	imb_window_free(s);
+	collect_free(&c);
+	pipeline_free(p);
+}
+
+int main(void)
+{
+	test_evidence();
+	test_lost();
+	test_overload();
+	test_unfairness();
+	test_migration();
+	return tap_done();
+}
