@@ -3,8 +3,9 @@
  * imbalance.bpf.c - the kernel side of imbalanced's live source.
  *
  * tp_btf programs on the scheduler's tracepoints (sched_switch, wakeups,
- * migrations, fork/exit, sched_stat_runtime, the NUMA ones) and on the bare
- * PELT tracepoints (pelt_cfs_tp, pelt_se_tp).  Each writes one wire record
+ * migrations, fork/exit, sched_stat_runtime, the NUMA ones), on the bare
+ * PELT tracepoints (pelt_cfs_tp, pelt_se_tp), and on sched_exit_tp to
+ * recover context switches the kernel did not report.  Each writes one wire record
  * (imbalance.h) into a single ring buffer: a monotonic timestamp, the CPU,
  * the run queue's own clocks (clock_task, clock_pelt, lost_idle_time) and
  * the event's fields.  Field renames across kernels are resolved with CO-RE
