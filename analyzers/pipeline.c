@@ -565,7 +565,9 @@ struct imb_window *pipeline_finish(struct pipeline *p)
 	w->findings = malloc((p->run_findings.nr ? p->run_findings.nr : 1) * sizeof(*w->findings));
 	if (!w->findings)
 		goto fail;
-	memcpy(w->findings, p->run_findings.items, p->run_findings.nr * sizeof(*w->findings));
+	if (p->run_findings.nr)	/* items is NULL when no finding was ever made */
+		memcpy(w->findings, p->run_findings.items,
+		       p->run_findings.nr * sizeof(*w->findings));
 	w->nr_findings = p->run_findings.nr;
 	free(src);
 	free(full);
