@@ -1143,7 +1143,7 @@ static enum MHD_Result http_route_asset(struct http_server *h, struct MHD_Connec
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, cache);
 		MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 		MHD_add_response_header(r, "Content-Security-Policy",
-					"default-src 'self'; style-src 'self' 'unsafe-inline'");
+					"default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:");
 		ret = MHD_queue_response(c, MHD_HTTP_OK, r);
 		MHD_destroy_response(r);
 		return ret;

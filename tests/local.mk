@@ -34,6 +34,12 @@ tests_http_feeder_LDADD = $(IMB_SINK_LIBS)
 TESTS += tests/http.t
 dist_check_SCRIPTS += tests/http.t
 EXTRA_DIST += tests/http-lib.sh tests/metrics-check.awk
+TESTS += tests/dashboard.t
+dist_check_SCRIPTS += tests/dashboard.t
+EXTRA_DIST += tests/cdp-dashboard.py
+CLEANFILES += tests/dashboard-live-laptop.png tests/dashboard-live-phone.png \
+	tests/dashboard-serve-laptop.png tests/dashboard-serve-phone.png \
+	tests/dashboard-live-chromium.log tests/dashboard-serve-chromium.log
 # --- end sinks tests ---
 
 # --- PELT engine tests ---

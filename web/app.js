@@ -223,6 +223,7 @@
 		const a = sec(f.t_start_ns), b = sec(f.t_end_ns);
 		const pad = Math.max(1, (b - a) * 0.2);
 		state.zoom = [a - pad, b + pad];
+		$('chart-cpu').dataset.zoom = state.zoom.map((x) => x.toFixed(1)).join(',');
 		drawCpu();
 		drawJobs();
 	}
@@ -341,16 +342,22 @@
 	async function main() {
 		$('unzoom').addEventListener('click', () => {
 			state.zoom = null;
+			delete $('chart-cpu').dataset.zoom;
 			if (cpuChart)
 				cpuChart.resetZoom();
 			if (jobChart)
 				jobChart.resetZoom();
 		});
+		const stage = (s) => { document.body.dataset.stage = s; };
+		stage('status');
 		const st = await getJSON('/api/v1/status');
 		if (st)
 			renderStatus(st);
+		stage('history');
 		await loadHistory();
+		stage('latest');
 		await loadLatest();
+		stage('draw');
 		drawCpu();
 		drawJobs();
 		drawTasks();
@@ -365,6 +372,7 @@
 		} else {
 			$('live').textContent = 'offline (stored run)';
 		}
+		stage('ready');
 	}
 
 	main().catch((e) => report(e && e.stack ? e.stack : e));
