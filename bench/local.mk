@@ -10,3 +10,8 @@ check_PROGRAMS += bench/pelt-engine
 bench_pelt_engine_SOURCES = bench/pelt-engine.c
 bench_pelt_engine_LDADD = analyzers/libimbcore.a
 # --- end PELT engine throughput ---
+
+# --- HTTP and store numbers (owner: store/http) ---
+# bench/http.sh: wrk against /api/v1/cpus and /metrics, store growth/day.
+EXTRA_DIST += bench/http.sh
+# --- end HTTP and store numbers ---

@@ -30,7 +30,7 @@
 /* Defaults, in one place. */
 #define STORE_DEFAULT_RAW_DAYS		7
 #define STORE_DEFAULT_MINUTE_DAYS	90
-#define STORE_DEFAULT_MAX_TASKS		32	/* task rows per window */
+#define STORE_DEFAULT_MAX_TASKS		16	/* busiest task rows per window; bounds growth */
 #define STORE_DEFAULT_PURGE_BATCH	2000	/* rows per table per commit */
 #define STORE_DEFAULT_BUSY_MS		5000
 

@@ -37,6 +37,8 @@ EXTRA_DIST += tests/http-lib.sh tests/metrics-check.awk
 TESTS += tests/dashboard.t
 dist_check_SCRIPTS += tests/dashboard.t
 EXTRA_DIST += tests/cdp-dashboard.py
+TESTS += tests/bench-http.t
+dist_check_SCRIPTS += tests/bench-http.t
 CLEANFILES += tests/dashboard-live-laptop.png tests/dashboard-live-phone.png \
 	tests/dashboard-serve-laptop.png tests/dashboard-serve-phone.png \
 	tests/dashboard-live-chromium.log tests/dashboard-serve-chromium.log

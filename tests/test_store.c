@@ -489,8 +489,8 @@ static void test_kill9(void)
 	   nwin, (unsigned long long)last);
 	is_int(q1(p, "SELECT count(*) FROM windows w WHERE (SELECT count(*) FROM cpu_samples c"
 		  " WHERE c.run_id = w.run_id AND c.t_ns = w.t_ns) != 2 OR (SELECT count(*) FROM"
-		  " task_samples k WHERE k.run_id = w.run_id AND k.t_ns = w.t_ns) != 32"), 0,
-	       "every committed window is whole (2 cpu rows, 32 task rows)");
+		  " task_samples k WHERE k.run_id = w.run_id AND k.t_ns = w.t_ns) != 16"), 0,
+	       "every committed window is whole (2 cpu rows, 16 task rows)");
 	{
 		struct store *s = store_open(p, NULL, NULL);
 
