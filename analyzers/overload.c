@@ -61,16 +61,24 @@ struct ovl_group {
 	int level;		/* enum ovl_level */
 	int gid;		/* CPU, LLC or node id; 0 for the machine */
 	int first, count;	/* members: grp_cpus[first .. first + count) */
-	/* classification in force since the last event */
-	int type, type_scaled;
+	/* sums over the members, kept up to date as members change */
+	uint64_t cap, util, runnable, nr;
 	int nr_waiting_cpus;	/* members with nr_running > 1 */
+	/* classification in force since @since */
+	int type, type_scaled;
+	uint64_t since;
 	/* window accumulators */
 	uint64_t over_ns, over_scaled_ns, disagree_ns;
 	struct ovl_episode ep, dis;
 };
 
 struct ovl_cpu {
+	/* the CPU's contribution to its groups, as of its last change */
+	uint64_t cap, util, runnable, nr;
 	bool idle, waiters;
+	uint64_t since;			/* when these values were taken */
+	bool iww_on[OVL__COUNT];	/* idle while a group sibling has waiters, since: */
+	uint64_t iww_since[OVL__COUNT];
 	uint64_t iww_ns[OVL__COUNT];	/* idle while a group sibling had waiters */
 	double runnable_area, util_area, nr_area;	/* integrals over the window */
 	uint32_t wakeups, simultaneous;
@@ -91,6 +99,7 @@ struct ovl_state {
 	size_t nr_groups;
 	int *grp_cpus;
 	uint64_t last_ns;
+	uint64_t next_full_ns;		/* next resync of every CPU */
 	bool started;
 	uint64_t next_id;
 	struct ovl_wake ring[OVL_WAKE_RING];
@@ -240,26 +249,15 @@ out:
 }
 
 /* The kernel's group_classify() restricted to what we model (§5.4). */
-static void ovl_classify(const struct ovl_state *s, const struct model *m, struct ovl_group *g)
+static void ovl_classify(const struct ovl_state *s, struct ovl_group *g, int *type,
+			 int *type_scaled)
 {
-	uint64_t cap = 0, util = 0, runnable = 0, nr = 0;
 	uint64_t pct = s->cfg.imbalance_pct ? s->cfg.imbalance_pct : 117;
+	uint64_t cap = g->cap, util = g->util, runnable = g->runnable, nr = g->nr;
 	unsigned int w = (unsigned int)g->count;
-	double f;
+	double f = (1.0 + (double)nr / w) / 2.0;
 	bool over, over_s, has, has_s;
 
-	g->nr_waiting_cpus = 0;
-	for (int i = 0; i < g->count; i++) {
-		const struct model_cpu *c = &m->cpus[s->grp_cpus[g->first + i]];
-		uint64_t u = c->cfs.avg.util_avg;
-
-		cap += c->capacity;
-		util += u < c->capacity ? u : c->capacity;
-		runnable += c->cfs.avg.runnable_avg;
-		nr += c->nr_running;
-		g->nr_waiting_cpus += c->nr_running > 1;
-	}
-	f = (1.0 + (double)nr / w) / 2.0;
 	if (f < 1.0)
 		f = 1.0;
 	/* group_is_overloaded */
@@ -268,56 +266,108 @@ static void ovl_classify(const struct ovl_state *s, const struct model *m, struc
 	/* group_has_capacity */
 	has = nr < w || (!(cap * pct < runnable * 100) && cap * 100 > util * pct);
 	has_s = nr < w || (!((double)cap * pct * f < (double)runnable * 100) && cap * 100 > util * pct);
-	g->type = over ? IMB_GROUP_OVERLOADED : has ? IMB_GROUP_HAS_SPARE : IMB_GROUP_FULLY_BUSY;
-	g->type_scaled = over_s ? IMB_GROUP_OVERLOADED :
+	*type = over ? IMB_GROUP_OVERLOADED : has ? IMB_GROUP_HAS_SPARE : IMB_GROUP_FULLY_BUSY;
+	*type_scaled = over_s ? IMB_GROUP_OVERLOADED :
 		has_s ? IMB_GROUP_HAS_SPARE : IMB_GROUP_FULLY_BUSY;
 }
 
-/* Charge [last_ns, now) to the state found at the last event. */
-static void ovl_account(struct ovl_state *s, const struct model *m, uint64_t now)
+/* Charge a group's class from its last change up to @now. */
+static void ovl_group_accrue(struct ovl_group *g, uint64_t now)
 {
-	uint64_t dt;
+	uint64_t dt = now > g->since ? now - g->since : 0;
 
-	if (!s->started || now <= s->last_ns) {
-		if (!s->started)
-			s->last_ns = now;
-		return;
-	}
-	dt = now - s->last_ns;
-	for (size_t i = 0; i < s->nr_groups; i++) {
-		struct ovl_group *g = &s->groups[i];
-
-		if (g->type == IMB_GROUP_OVERLOADED)
-			g->over_ns += dt;
-		if (g->type_scaled == IMB_GROUP_OVERLOADED)
-			g->over_scaled_ns += dt;
-		if (g->type != g->type_scaled)
-			g->disagree_ns += dt;
-	}
-	for (int i = 0; i < s->nr_cpus && i < m->nr_cpus; i++) {
-		struct ovl_cpu *c = &s->cpus[i];
-		const struct model_cpu *mc = &m->cpus[i];
-
-		c->runnable_area += (double)mc->cfs.avg.runnable_avg * (double)dt;
-		c->util_area += (double)mc->cfs.avg.util_avg * (double)dt;
-		c->nr_area += (double)mc->nr_running * (double)dt;
-		if (!c->idle)
-			continue;
-		for (int l = OVL_LLC; l < OVL__COUNT; l++)
-			if (c->grp[l] >= 0 && s->groups[c->grp[l]].nr_waiting_cpus > 0)
-				c->iww_ns[l] += dt;
-	}
-	s->last_ns = now;
+	if (g->type == IMB_GROUP_OVERLOADED)
+		g->over_ns += dt;
+	if (g->type_scaled == IMB_GROUP_OVERLOADED)
+		g->over_scaled_ns += dt;
+	if (g->type != g->type_scaled)
+		g->disagree_ns += dt;
+	g->since = now;
 }
 
-/* Refresh the cached classification from the model after an event. */
-static void ovl_refresh(struct ovl_state *s, const struct model *m)
+static void ovl_cpu_accrue(struct ovl_cpu *c, uint64_t now)
+{
+	double dt = now > c->since ? (double)(now - c->since) : 0;
+
+	c->runnable_area += (double)c->runnable * dt;
+	c->util_area += (double)c->util * dt;
+	c->nr_area += (double)c->nr * dt;
+	c->since = now;
+}
+
+/* Idle-with-waiters state of CPU @ci at level @l; charge the old one. */
+static void ovl_iww_update(struct ovl_state *s, int ci, int l, uint64_t now)
+{
+	struct ovl_cpu *c = &s->cpus[ci];
+	const struct ovl_group *g = &s->groups[c->grp[l]];
+	bool on = c->idle && g->nr_waiting_cpus > 0;
+
+	if (c->iww_on[l] && now > c->iww_since[l])
+		c->iww_ns[l] += now - c->iww_since[l];
+	c->iww_since[l] = now;
+	c->iww_on[l] = on;
+}
+
+/* CPU @ci may have changed: move its contribution in every group it is in. */
+static void ovl_cpu_refresh(struct ovl_state *s, const struct model *m, int ci, uint64_t now)
+{
+	struct ovl_cpu *c = &s->cpus[ci];
+	const struct model_cpu *mc = &m->cpus[ci];
+	uint64_t u = mc->cfs.avg.util_avg, cap = mc->capacity;
+	uint64_t util = u < cap ? u : cap, runnable = mc->cfs.avg.runnable_avg;
+	uint64_t nr = mc->nr_running;
+	bool idle = mc->curr == 0, waiters = nr > 1;
+
+	if (cap == c->cap && util == c->util && runnable == c->runnable && nr == c->nr &&
+	    idle == c->idle)
+		return;
+	ovl_cpu_accrue(c, now);
+	for (int l = 0; l < OVL__COUNT; l++) {
+		struct ovl_group *g;
+		bool had;
+		int type, type_s;
+
+		if (c->grp[l] < 0)
+			continue;
+		g = &s->groups[c->grp[l]];
+		had = g->nr_waiting_cpus > 0;
+		g->cap += cap - c->cap;
+		g->util += util - c->util;
+		g->runnable += runnable - c->runnable;
+		g->nr += nr - c->nr;
+		g->nr_waiting_cpus += (int)waiters - (int)c->waiters;
+		ovl_classify(s, g, &type, &type_s);
+		if (type != g->type || type_s != g->type_scaled) {
+			ovl_group_accrue(g, now);
+			g->type = type;
+			g->type_scaled = type_s;
+		}
+		if (l != OVL_CPU && had != (g->nr_waiting_cpus > 0))
+			for (int i = 0; i < g->count; i++)
+				if (s->grp_cpus[g->first + i] != ci)
+					ovl_iww_update(s, s->grp_cpus[g->first + i], l, now);
+	}
+	c->cap = cap;
+	c->util = util;
+	c->runnable = runnable;
+	c->nr = nr;
+	c->waiters = waiters;
+	c->idle = idle;
+	for (int l = OVL_LLC; l < OVL__COUNT; l++)
+		if (c->grp[l] >= 0)
+			ovl_iww_update(s, ci, l, now);
+}
+
+/* Bring every accumulator up to @now (window ends). */
+static void ovl_accrue_all(struct ovl_state *s, uint64_t now)
 {
 	for (size_t i = 0; i < s->nr_groups; i++)
-		ovl_classify(s, m, &s->groups[i]);
-	for (int i = 0; i < s->nr_cpus && i < m->nr_cpus; i++) {
-		s->cpus[i].idle = m->cpus[i].curr == 0;
-		s->cpus[i].waiters = m->cpus[i].nr_running > 1;
+		ovl_group_accrue(&s->groups[i], now);
+	for (int i = 0; i < s->nr_cpus; i++) {
+		ovl_cpu_accrue(&s->cpus[i], now);
+		for (int l = OVL_LLC; l < OVL__COUNT; l++)
+			if (s->cpus[i].grp[l] >= 0)
+				ovl_iww_update(s, i, l, now);
 	}
 }
 
@@ -345,23 +395,59 @@ static void ovl_note_wakeup(struct ovl_state *s, const struct model *m, const st
 	}
 }
 
+static void ovl_touch(struct ovl_state *s, const struct model *m, int cpu, uint64_t now)
+{
+	if (cpu >= 0 && cpu < s->nr_cpus && cpu < m->nr_cpus)
+		ovl_cpu_refresh(s, m, cpu, now);
+}
+
 static void ovl_event(void *state, const struct model *m, const struct imb_event *ev)
 {
 	struct ovl_state *s = state;
+	uint64_t now = ev->ts_ns;
 
-	if (m->nr_cpus != s->nr_cpus) {
-		ovl_account(s, m, ev->ts_ns);
-		if (ovl_build(s, m->nr_cpus))
-			return;
-	}
 	if (!s->started) {
 		s->started = true;
-		s->last_ns = ev->ts_ns;
+		s->last_ns = now;
 	}
-	ovl_account(s, m, ev->ts_ns);
+	if (m->nr_cpus != s->nr_cpus) {
+		ovl_accrue_all(s, now);
+		if (ovl_build(s, m->nr_cpus))
+			return;
+		for (size_t i = 0; i < s->nr_groups; i++)
+			s->groups[i].since = now;
+		for (int i = 0; i < s->nr_cpus; i++) {
+			s->cpus[i].since = now;
+			ovl_cpu_refresh(s, m, i, now);
+		}
+	}
+	/*
+	 * Only the CPUs an event names change in the model; every CPU is
+	 * re-read each millisecond of trace time all the same, for the model's
+	 * repairs of missed events on other CPUs.
+	 */
+	if (now >= s->next_full_ns) {
+		for (int i = 0; i < s->nr_cpus; i++)
+			ovl_cpu_refresh(s, m, i, now);
+		s->next_full_ns = now + 1000000ull;
+	} else {
+		ovl_touch(s, m, ev->cpu, now);
+		switch (ev->kind) {
+		case IMB_EV_WAKEUP:
+		case IMB_EV_WAKEUP_NEW:
+			ovl_touch(s, m, ev->wakeup.target_cpu, now);
+			break;
+		case IMB_EV_MIGRATE:
+			ovl_touch(s, m, ev->migrate.orig_cpu, now);
+			ovl_touch(s, m, ev->migrate.dest_cpu, now);
+			break;
+		default:
+			break;
+		}
+	}
 	if (ev->kind == IMB_EV_WAKEUP || ev->kind == IMB_EV_WAKEUP_NEW)
 		ovl_note_wakeup(s, m, ev);
-	ovl_refresh(s, m);
+	s->last_ns = now;
 }
 
 static void ovl_subject(const struct ovl_group *g, char *buf, size_t len)
@@ -493,9 +579,11 @@ static void ovl_window(void *state, const struct model *m, struct imb_window *w,
 	uint64_t len = w->t_end_ns - w->t_start_ns;
 	bool full = len * 2 >= s->cfg.window_ns;	/* a short last window decides nothing */
 
-	if (m->nr_cpus != s->nr_cpus && ovl_build(s, m->nr_cpus))
-		return;
-	ovl_account(s, m, w->t_end_ns);
+	if (m->nr_cpus != s->nr_cpus)
+		return;		/* grows at the next event */
+	for (int i = 0; i < s->nr_cpus; i++)
+		ovl_cpu_refresh(s, m, i, w->t_end_ns);	/* model_advance() moved them */
+	ovl_accrue_all(s, w->t_end_ns);
 	s->run_ns += len;
 	for (size_t i = 0; i < w->nr_cpus && (int)i < s->nr_cpus; i++) {
 		struct imb_cpu_sample *r = &w->cpus[i];

@@ -15,3 +15,7 @@ bench_pelt_engine_LDADD = analyzers/libimbcore.a
 # bench/http.sh: wrk against /api/v1/cpus and /metrics, store growth/day.
 EXTRA_DIST += bench/http.sh
 # --- end HTTP and store numbers ---
+
+# --- analyzers: detection quality and cost (bench/detection.sh) ---
+EXTRA_DIST += bench/detection.sh
+# --- end analyzers ---

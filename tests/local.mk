@@ -76,11 +76,11 @@ tests_scn_replay_LDADD = $(IMB_TEST_LIBS)
 check_PROGRAMS += tests/test_analyzers
 tests_test_analyzers_SOURCES = tests/test_analyzers.c tests/tap.h
 tests_test_analyzers_LDADD = $(IMB_TEST_LIBS)
-TESTS += tests/test_analyzers tests/scenarios.t
-dist_check_SCRIPTS += tests/scenarios.t
+TESTS += tests/test_analyzers tests/scenarios.t tests/bench-detection.t
+dist_check_SCRIPTS += tests/scenarios.t tests/bench-detection.t
 EXTRA_DIST += tests/scenario-gen.py tests/scenario-check.py \
 	tests/scenarios/8on8.scn tests/scenarios/9on8-sync.scn \
 	tests/scenarios/9on8-stagger.scn tests/scenarios/drift.scn \
-	tests/scenarios/numa.scn tests/scenarios/pingpong.scn \
+	tests/scenarios/numa.scn tests/scenarios/pingpong.scn tests/scenarios/lost.scn \
 	tests/scenarios/wakeups.scn.in
 # --- end analyzers ---
