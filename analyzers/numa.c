@@ -42,6 +42,7 @@ struct numa_task {
 	uint64_t lb_ts;			/* last other cross-node move */
 	int lb_src, lb_dst;
 	uint32_t bounces, sticks, reported;
+	uint64_t first_bounce_ns, last_bounce_ns;
 	struct imb_finding f;
 	bool flagged, open;
 };
@@ -150,6 +151,13 @@ static struct numa_task *numa_task_find(struct numa_state *s, int32_t pid)
 	return NULL;
 }
 
+static void numa_bounce(struct numa_task *t, uint64_t ts)
+{
+	if (!t->bounces++)
+		t->first_bounce_ns = ts;
+	t->last_bounce_ns = ts;
+}
+
 static void numa_moved(struct numa_state *s, const struct model *m, uint64_t ts, int32_t pid,
 		       int src, int dst)
 {
@@ -159,7 +167,7 @@ static void numa_moved(struct numa_state *s, const struct model *m, uint64_t ts,
 	if (!t || src < 0 || dst < 0 || src == dst)
 		return;
 	if (t->lb_ts && ts - t->lb_ts <= NUMA_UNDO_NS && t->lb_src == dst && t->lb_dst == src)
-		t->bounces++;	/* balancer moved it off, NUMA brings it back */
+		numa_bounce(t, ts);	/* balancer moved it off, NUMA brings it back */
 	t->numa_ts = ts;
 	t->numa_src = src;
 	t->numa_dst = dst;
@@ -221,7 +229,7 @@ static void numa_event(void *state, const struct model *m, const struct imb_even
 			break;
 		if (t->numa_ts && ev->ts_ns - t->numa_ts <= NUMA_UNDO_NS && t->numa_dst == a &&
 		    t->numa_src == b)
-			t->bounces++;	/* NUMA moved it here, the balancer takes it back */
+			numa_bounce(t, ev->ts_ns);	/* NUMA moved it here, the balancer takes it back */
 		t->lb_ts = ev->ts_ns;
 		t->lb_src = a;
 		t->lb_dst = b;
@@ -295,7 +303,8 @@ static void numa_window(void *state, const struct model *m, struct imb_window *w
 		mt = model_task_find(m, t->pid);
 		if (!t->flagged)
 			f->id = finding_id_make(FINDING_SRC_NUMA, ++s->next_id);
-		finding_init(f, f->id, "numa_conflict", IMB_SEV_WARNING, w->t_start_ns, w->t_end_ns);
+		finding_init(f, f->id, "numa_conflict", IMB_SEV_WARNING, t->first_bounce_ns,
+			     t->last_bounce_ns);
 		snprintf(f->subject, sizeof(f->subject), "pid %d (%.15s)", t->pid,
 			 mt ? mt->comm : "?");
 		f->value = t->bounces;

@@ -339,6 +339,46 @@ static void test_migration(void)
 	pipeline_free(p);
 }
 
+/*
+ * The kernel's vruntime reference when the source has it: CPU 1's advances
+ * at half the rate of CPU 0's for 4 s, so its tasks fall behind.
+ */
+static void test_vruntime_kernel(void)
+{
+	struct analyzer_config cfg;
+	struct collect c = { .n = 0 };
+	struct pipeline *p;
+	struct imb_window *s;
+	const struct imb_finding *f;
+	size_t n;
+
+	pipeline_config_defaults(&cfg);
+	p = pipeline_new(&cfg, NULL, collect_fn, &c);
+	ev_wakeup(p, 1 * MS, 0, 500, 500);
+	ev_wakeup(p, 1 * MS, 1, 501, 501);
+	for (uint64_t t = 10 * MS; t <= 4001 * MS; t += 10 * MS) {
+		for (int cpu = 0; cpu < 2; cpu++) {
+			struct imb_event ev = { .ts_ns = t, .cpu = cpu, .kind = IMB_EV_VRUNTIME };
+
+			ev_runtime(p, t, cpu, 500 + cpu, 10 * MS);
+			ev.vruntime.vruntime_ref = 1000000000000ull + (cpu ? t / 2 : t);
+			feed(p, &ev);
+		}
+	}
+	s = pipeline_finish(p);
+	ok(c.n >= 2 && c.w[1]->cpus[1].vruntime_rate > 0.49 && c.w[1]->cpus[1].vruntime_rate < 0.51 &&
+	   c.w[1]->cpus[0].vruntime_rate > 0.99, "rates from the kernel's reference: %.3f and %.3f",
+	   c.n >= 2 ? c.w[1]->cpus[0].vruntime_rate : 0, c.n >= 2 ? c.w[1]->cpus[1].vruntime_rate : 0);
+	f = find_kind(s, "vruntime_drift", NULL, &n);
+	is_int(n, 1, "one vruntime_drift finding");
+	ok(f && !strcmp(f->subject, "cpus 1") && f->value > 0.45 && f->value < 0.55,
+	   "it names CPU 1, drift %.3f", f ? f->value : 0);
+	ok(f && strstr(f->evidence, "kernel vruntime reference"), "and says the kernel's reference was read");
+	imb_window_free(s);
+	collect_free(&c);
+	pipeline_free(p);
+}
+
 int main(void)
 {
 	test_evidence();
@@ -346,5 +386,6 @@ int main(void)
 	test_overload();
 	test_unfairness();
 	test_migration();
+	test_vruntime_kernel();
 	return tap_done();
 }
