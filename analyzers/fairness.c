@@ -235,6 +235,15 @@ static void fair_window(void *state, const struct model *m, struct imb_window *w
 		}
 		j->id = 0;
 	}
+	/* jobs without an episode need no memory (a daemon runs for months) */
+	{
+		size_t n = 0;
+
+		for (size_t i = 0; i < s->nr; i++)
+			if (s->jobs[i].id)
+				s->jobs[n++] = s->jobs[i];
+		s->nr = n;
+	}
 }
 
 static void fair_finish(void *state, const struct model *m, struct imb_window *summary,

@@ -305,6 +305,35 @@ static void mig_causes(const struct mig_state *s, const struct mig_task *t, stru
 		"migration/N, lb_pull on the destination CPU, else affinity\"");
 }
 
+/*
+ * Forget tasks the model no longer has (exited and evicted) unless a
+ * finding names them, so a daemon that runs for months keeps a bounded
+ * table.
+ */
+static void mig_compact(struct mig_state *s, const struct model *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct mig_task *t = &s->tasks[i];
+
+		if (!t->same_flag && !t->pp_flag && !model_task_find(m, t->pid))
+			continue;
+		s->tasks[n++] = *t;
+	}
+	if (n == s->nr)
+		return;
+	s->nr = n;
+	memset(s->hash, 0, s->hash_cap * sizeof(*s->hash));
+	for (size_t i = 0; i < n; i++) {
+		size_t j = mig_hash(s->tasks[i].pid) & (s->hash_cap - 1);
+
+		while (s->hash[j])
+			j = (j + 1) & (s->hash_cap - 1);
+		s->hash[j] = (int32_t)(i + 1);
+	}
+}
+
 static void mig_window(void *state, const struct model *m, struct imb_window *w,
 		       struct finding_list *out)
 {
@@ -454,6 +483,7 @@ static void mig_window(void *state, const struct model *m, struct imb_window *w,
 			finding_list_add(out, f);
 		}
 	}
+	mig_compact(s, m);
 }
 
 static void mig_finish(void *state, const struct model *m, struct imb_window *summary,

@@ -492,6 +492,30 @@ static void ovl_evidence(const struct ovl_state *s, const struct ovl_group *g, u
 	evb_add(e, "\"wakeups\":%u", wk);
 	evb_add(e, "\"wakeups_simultaneous_pct\":%.1f", wk ? 100.0 * sim / wk : 0);
 	evb_add(e, "\"idle_with_waiters_ns\":%llu", (unsigned long long)iww);
+	{
+		char lv[160];
+		size_t lo = 0;
+
+		lv[0] = '\0';
+		for (int l = OVL_LLC; l < OVL__COUNT; l++) {
+			uint64_t sum = 0;
+			bool have = false;
+
+			for (int i = 0; i < g->count; i++) {
+				const struct ovl_cpu *c = &s->cpus[s->grp_cpus[g->first + i]];
+
+				have = have || c->grp[l] >= 0;
+				sum += c->iww_ns[l];
+			}
+			if (have && lo + 40 < sizeof(lv))
+				lo += (size_t)snprintf(lv + lo, sizeof(lv) - lo, "%s\"%s\":%llu",
+						       lo ? "," : "", ovl_level_name[l],
+						       (unsigned long long)sum);
+		}
+		evb_add(e, "\"idle_with_waiters_ns_by_level\":{%s}", lv);
+		evb_add(e, "\"affinity\":\"not in the stream: waiters that may not run on the "
+			"idle CPU are counted too\"");
+	}
 	evb_add(e, "\"scaled_threshold\":\"capacity*pct*max(1,(1+nr/weight)/2) < runnable*100\"");
 	evb_add(e, "\"util\":\"util_avg (util_est not modelled)\"");
 }

@@ -47,6 +47,8 @@ if ! python3 "$top_srcdir/tests/scenario-check.py" $quick --report "$tmp/report.
 	grep '^not ok' "$tmp/tap.txt" | sed 's/^/  check failed: /' || true
 fi
 grep '^# analyzer' "$tmp/tap.txt" | sed 's/^# /  /'
+echo "  N vs N^2: runnable/util of N periodic tasks on one CPU at the end of the run"
+sed -n 's/^# runnable\/util at the end of the run, N: /    N: /p; s/^# \( *[0-9]*:\)/    \1/p' "$tmp/tap.txt"
 python3 - "$tmp/report.jsonl" <<'EOF'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
