@@ -23,3 +23,7 @@ analyzers_libimbcore_a_SOURCES += \
 	analyzers/overload.c analyzers/fairness.c analyzers/vruntime.c \
 	analyzers/migration.c analyzers/numa.c analyzers/lost.c
 # --- end analyzers ---
+
+# --- text event format (owner: text) ---
+analyzers_libimbcore_a_SOURCES += analyzers/event_text.h analyzers/event_text.c
+# --- end text event format ---

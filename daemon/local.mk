@@ -31,3 +31,11 @@ daemon_libimbbpf_a_CFLAGS = $(AM_CFLAGS)
 daemon/libimbbpf_a-source_bpf.$(OBJEXT): bpf/imbalance.skel.h
 IMB_BPF_LIBS = daemon/libimbbpf.a analyzers/libimbcore.a $(LIBBPF_LIBS)
 # --- end live BPF source ---
+
+# --- offline sources: trace.dat and text (owners: tracedat, text) ---
+# daemon/libimbsrc.a: file readers behind daemon/source.h.  Each owner
+# appends its file to the _SOURCES variable.
+noinst_LIBRARIES += daemon/libimbsrc.a
+daemon_libimbsrc_a_SOURCES = daemon/source.h daemon/source_text.c
+daemon_libimbsrc_a_CPPFLAGS = $(AM_CPPFLAGS) $(TRACECMD_CFLAGS) $(TRACEEVENT_CFLAGS)
+# --- end offline sources ---

@@ -84,3 +84,11 @@ EXTRA_DIST += tests/scenario-gen.py tests/scenario-check.py \
 	tests/scenarios/numa.scn tests/scenarios/pingpong.scn tests/scenarios/lost.scn \
 	tests/scenarios/wakeups.scn.in
 # --- end analyzers ---
+
+# --- text event format tests (owner: text) ---
+check_PROGRAMS += tests/test_event_text
+tests_test_event_text_SOURCES = tests/test_event_text.c tests/tap.h
+tests_test_event_text_LDADD = daemon/libimbsrc.a $(IMB_TEST_LIBS)
+TESTS += tests/test_event_text
+EXTRA_DIST += tests/fuzz_text.c
+# --- end text event format tests ---
