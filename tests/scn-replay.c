@@ -3,14 +3,13 @@
  * scn-replay.c - run the pipeline on a generated scenario, print JSON.
  *
  * A test harness for the analyzers that needs nothing but the core
- * library: it reads the lines tests/scenario-gen.py writes (the text event
- * format, the subset of kinds and keys the generator uses), feeds them to
- * a pipeline with the default thresholds (and the `cpu N node M [llc L]`
- * topology given with --topology), and prints the whole-run summary in the
- * shape `imbalanced analyze --json` uses for the parts the scenario checks
- * read: "jobs", "cpus" and "findings".  It is not the product's text
- * source: unknown keys and kinds are errors here, so a generator change
- * that the harness does not follow fails loudly.
+ * library: it parses the text event format (event_text.h) that
+ * tests/scenario-gen.py writes, feeds the events to a pipeline with the
+ * default thresholds (and the `cpu N node M [llc L]` topology given with
+ * --topology), and prints the whole-run summary in the shape
+ * `imbalanced analyze --json` uses for the parts the scenario checks read:
+ * "jobs", "cpus" and "findings".  The scenario checks use the real
+ * `analyze` when it is built; this keeps them running on the core alone.
  *
  * Usage: scn-replay [--topology FILE] [--window MS] EVENTS.txt
  */
@@ -19,134 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzers/event_text.h"
 #include "analyzers/pipeline.h"
-
-static int set_field(struct imb_event *ev, const char *k, const char *v)
-{
-	long long n = strtoll(v, NULL, 10);
-	int st = 0x1;		/* S */
-
-	switch (ev->kind) {
-	case IMB_EV_SWITCH:
-		if (!strcmp(k, "prev_state")) {
-			if (!strcmp(v, "R"))
-				st = IMB_STATE_RUNNING;
-			else if (!strcmp(v, "R+"))
-				st = IMB_STATE_PREEMPTED;
-			ev->sw.prev_state = (uint32_t)st;
-		} else if (!strcmp(k, "prev_pid")) {
-			ev->sw.prev_pid = (int32_t)n;
-		} else if (!strcmp(k, "next_pid")) {
-			ev->sw.next_pid = (int32_t)n;
-		} else if (!strcmp(k, "prev_tgid")) {
-			ev->sw.prev_tgid = (int32_t)n;
-		} else if (!strcmp(k, "next_tgid")) {
-			ev->sw.next_tgid = (int32_t)n;
-		} else if (!strcmp(k, "prev_prio")) {
-			ev->sw.prev_prio = (int32_t)n;
-		} else if (!strcmp(k, "next_prio")) {
-			ev->sw.next_prio = (int32_t)n;
-		} else if (!strcmp(k, "prev_comm")) {
-			imb_comm_copy(ev->sw.prev_comm, v, strlen(v));
-		} else if (!strcmp(k, "next_comm")) {
-			imb_comm_copy(ev->sw.next_comm, v, strlen(v));
-		} else {
-			return -1;
-		}
-		return 0;
-	case IMB_EV_WAKEUP:
-	case IMB_EV_WAKEUP_NEW:
-	case IMB_EV_WAKING:
-		if (!strcmp(k, "pid"))
-			ev->wakeup.pid = (int32_t)n;
-		else if (!strcmp(k, "tgid"))
-			ev->wakeup.tgid = (int32_t)n;
-		else if (!strcmp(k, "prio"))
-			ev->wakeup.prio = (int32_t)n;
-		else if (!strcmp(k, "target_cpu"))
-			ev->wakeup.target_cpu = (int32_t)n;
-		else if (!strcmp(k, "comm"))
-			imb_comm_copy(ev->wakeup.comm, v, strlen(v));
-		else
-			return -1;
-		return 0;
-	case IMB_EV_MIGRATE:
-		if (!strcmp(k, "pid"))
-			ev->migrate.pid = (int32_t)n;
-		else if (!strcmp(k, "prio"))
-			ev->migrate.prio = (int32_t)n;
-		else if (!strcmp(k, "orig_cpu"))
-			ev->migrate.orig_cpu = (int32_t)n;
-		else if (!strcmp(k, "dest_cpu"))
-			ev->migrate.dest_cpu = (int32_t)n;
-		else if (!strcmp(k, "comm"))
-			imb_comm_copy(ev->migrate.comm, v, strlen(v));
-		else
-			return -1;
-		return 0;
-	case IMB_EV_RUNTIME:
-		if (!strcmp(k, "pid"))
-			ev->runtime.pid = (int32_t)n;
-		else if (!strcmp(k, "runtime_ns"))
-			ev->runtime.runtime_ns = (uint64_t)n;
-		else
-			return -1;
-		return 0;
-	case IMB_EV_NUMA_MOVE:
-	case IMB_EV_NUMA_SWAP:
-	case IMB_EV_NUMA_STICK: {
-		static const char *const keys[] = {
-			"src_pid", "src_tgid", "src_ngid", "src_cpu", "src_nid",
-			"dst_pid", "dst_tgid", "dst_ngid", "dst_cpu", "dst_nid",
-		};
-		int32_t *f = &ev->numa.src_pid;
-
-		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-			if (!strcmp(k, keys[i])) {
-				f[i] = (int32_t)n;
-				return 0;
-			}
-		return -1;
-	}
-	case IMB_EV_LOST:
-		if (!strcmp(k, "count"))
-			ev->lost.count = (uint64_t)n;
-		else
-			return -1;
-		return 0;
-	default:
-		return -1;
-	}
-}
-
-static int parse_line(char *line, struct imb_event *ev)
-{
-	char *save = NULL, *tok;
-
-	memset(ev, 0, sizeof(*ev));
-	tok = strtok_r(line, " \t\n", &save);
-	if (!tok || tok[0] == '#')
-		return 1;
-	ev->ts_ns = strtoull(tok, NULL, 10);
-	tok = strtok_r(NULL, " \t\n", &save);
-	if (!tok)
-		return -1;
-	ev->kind = (uint16_t)imb_ev_kind_parse(tok, strlen(tok));
-	if (ev->kind == IMB_EV_NONE)
-		return -1;
-	while ((tok = strtok_r(NULL, " \t\n", &save))) {
-		char *eq = strchr(tok, '=');
-
-		if (!eq)
-			return -1;
-		*eq = '\0';
-		if (!strcmp(tok, "cpu"))
-			ev->cpu = atoi(eq + 1);
-		else if (set_field(ev, tok, eq + 1))
-			return -1;
-	}
-	return 0;
-}
 
 static int topology_read(const char *path, struct analyzer_config *cfg)
 {
@@ -219,14 +92,19 @@ int main(int argc, char **argv)
 		return 2;
 	while (fgets(line, sizeof(line), f)) {
 		struct imb_event ev;
+		char err[128];
 		int rc;
 
 		lineno++;
-		rc = parse_line(line, &ev);
+		rc = event_text_parse(line, strlen(line), &ev, err, sizeof(err));
 		if (rc > 0)
 			continue;
-		if (rc < 0 || pipeline_event(p, &ev)) {
-			fprintf(stderr, "scn-replay: %s:%lu: bad event\n", path, lineno);
+		if (rc < 0) {
+			fprintf(stderr, "scn-replay: %s:%lu: %s\n", path, lineno, err);
+			return 2;
+		}
+		if (pipeline_event(p, &ev)) {
+			fprintf(stderr, "scn-replay: %s:%lu: out of memory\n", path, lineno);
 			return 2;
 		}
 	}
