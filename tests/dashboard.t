@@ -44,5 +44,8 @@ check "serve: no console errors" j '.errors == []' serve
 check "serve: offline, history of all 60 windows from /timeseries" j '.first.stage == "ready" and (.first.live | test("offline")) and .first.points == 60 and .first.series == 4' serve
 check "serve: findings table from the store" j '.first.findings == 6' serve
 
+stop_feeder live
+stop_feeder serve
+
 echo "1..$T"
 [ $FAILED -eq 0 ]

@@ -54,6 +54,22 @@ start_feeder() {
 	[ -n "$port" ]
 }
 
+# stop_feeder NAME: SIGTERM, then a TAP line for a clean exit (status 0,
+# nothing from the sanitizers on stderr)
+stop_feeder() {
+	eval "pid=\$PID_$1"
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid"
+	st=$?
+	if [ $st -eq 0 ] && ! grep -qE 'Sanitizer|runtime error' "$TMPD/$1.err"; then
+		ok 0 "$1 feeder stops cleanly on SIGTERM"
+	else
+		ok 1 "$1 feeder stops cleanly on SIGTERM (status $st)"
+		sed 's/^/# /' "$TMPD/$1.err" | head -30
+	fi
+	PIDS=$(echo " $PIDS " | sed "s/ $pid / /")
+}
+
 # code URL [curl args]: prints the HTTP status code
 code() {
 	url=$1

@@ -219,5 +219,9 @@ bad 401 "wrong token" "$K/api/v1/status" -H "Authorization: Bearer s3cret-tokem"
 bad 401 "token prefix only" "$K/api/v1/status" -H "Authorization: Bearer s3cret"
 check "right token: 200" test "$(code $K/api/v1/status -H 'Authorization: Bearer s3cret-token')" = 200
 
+for f in live livedb serve empty tok; do
+	stop_feeder $f
+done
+
 echo "1..$T"
 [ $FAILED -eq 0 ]
