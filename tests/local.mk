@@ -91,4 +91,19 @@ tests_test_event_text_SOURCES = tests/test_event_text.c tests/tap.h
 tests_test_event_text_LDADD = daemon/libimbsrc.a $(IMB_TEST_LIBS)
 TESTS += tests/test_event_text
 EXTRA_DIST += tests/fuzz_text.c
+TESTS += tests/fuzz-text.t
+dist_check_SCRIPTS += tests/fuzz-text.t
+clean-local: clean-local-fuzz-text
+clean-local-fuzz-text:
+	rm -rf tests/fuzz-text.dir
+.PHONY: clean-local-fuzz-text
 # --- end text event format tests ---
+
+# --- text format, offline sources and analyze (integrator) ---
+check_PROGRAMS += tests/test_event_text
+tests_test_event_text_SOURCES = tests/test_event_text.c tests/tap.h
+tests_test_event_text_LDADD = $(IMB_TEST_LIBS)
+TESTS += tests/test_event_text tests/analyze.t tests/live.t
+dist_check_SCRIPTS += tests/analyze.t tests/live.t
+EXTRA_DIST += tests/lsan.supp
+# --- end text format, offline sources and analyze ---
