@@ -2,10 +2,11 @@
 /*
  * vruntime.c - do the run queues' virtual clocks advance at the same rate?
  *
- * A CPU's vruntime reference (the kernel's min_vruntime, or zero_vruntime
- * where it has no min_vruntime, when the source carries IMB_EV_VRUNTIME;
- * else the model's virtual clock, wall time x NICE_0 weight / the run
- * queue's weight) advances at 1 ns per ns for one nice-0 task and at 1/k
+ * A CPU's vruntime reference (from IMB_EV_VRUNTIME when the source has
+ * it: the weighted average V = avg_vruntime where given, which pelt-spec
+ * §4.4 recommends on 6.6+, else min_vruntime, or zero_vruntime where the
+ * kernel has no min_vruntime; otherwise the model's virtual clock, wall
+ * time x NICE_0 weight / the run queue's weight) advances at 1 ns per ns for one nice-0 task and at 1/k
  * for k of them: it is how fast the tasks of that CPU progress.  Per window
  * the rate is the reference's progress over the window length (the CPU
  * rows' vruntime_rate).  Among the CPUs busy at least half the window,
@@ -23,11 +24,21 @@
 #include "finding_util.h"
 
 #define VR_MIN_WINDOWS 2
+
+/* What a CPU's reference is, best first (pelt-spec §4.4). */
+enum vr_kind { VR_MODEL = 0, VR_MIN, VR_ZERO, VR_AVG };
+
+static const char *const vr_kind_name[] = {
+	"model virtual clock (ns x 1024 / rq weight)", "kernel min_vruntime",
+	"kernel zero_vruntime", "kernel avg_vruntime (V)",
+};
 #define VR_MAX_CPUS 1024
 
 struct vr_cpu {
+	int64_t kref;			/* the kernel's V, or min/zero_vruntime, last seen */
+	uint8_t kind;			/* enum vr_kind of kref */
 	uint64_t prev;			/* reference at the last window end */
-	bool prev_kernel;		/* it was the kernel's reference */
+	uint8_t prev_kind;		/* enum vr_kind of prev */
 	bool valid;
 	int64_t ep_progress;		/* over the episode */
 	uint64_t ep_ns;
@@ -81,6 +92,28 @@ static int vr_grow(struct vr_state *s, int n)
 	return 0;
 }
 
+static int vr_grow(struct vr_state *s, int n);
+
+/* Keep each CPU's best kernel reference: V when the source has it. */
+static void vr_event(void *state, const struct model *m, const struct imb_event *ev)
+{
+	struct vr_state *s = state;
+	struct vr_cpu *c;
+
+	(void)m;
+	if (ev->kind != IMB_EV_VRUNTIME || ev->cpu < 0 || ev->cpu >= VR_MAX_CPUS ||
+	    vr_grow(s, ev->cpu + 1))
+		return;
+	c = &s->cpus[ev->cpu];
+	if (ev->vruntime.avg_vruntime) {
+		c->kref = ev->vruntime.avg_vruntime;
+		c->kind = VR_AVG;
+	} else {
+		c->kref = (int64_t)ev->vruntime.vruntime_ref;
+		c->kind = ev->vruntime.is_zero_vruntime ? VR_ZERO : VR_MIN;
+	}
+}
+
 static void vr_episode_reset(struct vr_state *s)
 {
 	s->id = 0;
@@ -100,7 +133,7 @@ static void vr_emit(struct vr_state *s, const struct model *m, struct finding_li
 	char behind[64], list[512];
 	size_t ob = 0, ol = 0;
 	struct evb e;
-	bool kernel = false;
+	uint8_t kind = VR_MODEL;
 	int n = s->nr_cpus < VR_MAX_CPUS ? s->nr_cpus : VR_MAX_CPUS;
 
 	for (int i = 0; i < n; i++) {
@@ -109,8 +142,8 @@ static void vr_emit(struct vr_state *s, const struct model *m, struct finding_li
 		rates[i] = c->ep_ns ? (double)c->ep_progress / (double)c->ep_ns : -1;
 		if (rates[i] > maxr)
 			maxr = rates[i];
-		if (i < m->nr_cpus && m->cpus[i].kvruntime)
-			kernel = true;
+		if (c->kind > kind)
+			kind = c->kind;
 	}
 	behind[0] = list[0] = '\0';
 	for (int i = 0; i < n; i++) {
@@ -131,11 +164,10 @@ static void vr_emit(struct vr_state *s, const struct model *m, struct finding_li
 	snprintf(f->summary, sizeof(f->summary),
 		 "the tasks of CPU(s) %s fall behind: their %s advances %.0f%% slower than on the "
 		 "fastest CPU (mean drift %.0f%%, threshold %.0f%%)", behind[0] ? behind : "?",
-		 kernel ? "min/zero_vruntime" : "virtual clock",
+		 kind != VR_MODEL ? "vruntime" : "virtual clock",
 		 100 * f->value, 100 * f->value, 100 * s->cfg.drift_threshold);
 	evb_init(&e, f->evidence, sizeof(f->evidence));
-	evb_add(&e, "\"source\":\"%s\"", kernel ? "kernel vruntime reference" :
-		"model virtual clock (ns x 1024 / rq weight)");
+	evb_add(&e, "\"source\":\"%s\"", vr_kind_name[kind]);
 	evb_add(&e, "\"windows\":%u", s->windows);
 	evb_add(&e, "\"mean_drift\":%.4f", f->value);
 	evb_add(&e, "\"max_drift\":%.4f", s->max_drift);
@@ -159,11 +191,10 @@ static void vr_window(void *state, const struct model *m, struct imb_window *w,
 	for (int i = 0; i < m->nr_cpus; i++) {
 		struct vr_cpu *c = &s->cpus[i];
 		const struct model_cpu *mc = &m->cpus[i];
-		bool kernel = mc->kvruntime != 0;
-		uint64_t cur = kernel ? mc->kvruntime : mc->vclock;
+		uint64_t cur = c->kind != VR_MODEL ? (uint64_t)c->kref : mc->vclock;
 
 		c->rate = -1;
-		if (c->valid && c->prev_kernel == kernel) {
+		if (c->valid && c->prev_kind == c->kind) {
 			int64_t d = (int64_t)(cur - c->prev);
 
 			c->rate = (double)d / (double)len;
@@ -179,7 +210,7 @@ static void vr_window(void *state, const struct model *m, struct imb_window *w,
 			}
 		}
 		c->prev = cur;
-		c->prev_kernel = kernel;
+		c->prev_kind = c->kind;
 		c->valid = true;
 	}
 	if (maxr > 0 && minr >= 0)
@@ -234,7 +265,7 @@ const struct analyzer_ops vruntime_analyzer = {
 	.name = "vruntime",
 	.create = vr_create,
 	.destroy = vr_destroy,
-	.event = NULL,
+	.event = vr_event,
 	.window = vr_window,
 	.finish = vr_finish,
 };

@@ -343,7 +343,7 @@ static void test_migration(void)
  * The kernel's vruntime reference when the source has it: CPU 1's advances
  * at half the rate of CPU 0's for 4 s, so its tasks fall behind.
  */
-static void test_vruntime_kernel(void)
+static void test_vruntime_kernel(bool with_v)
 {
 	struct analyzer_config cfg;
 	struct collect c = { .n = 0 };
@@ -362,6 +362,10 @@ static void test_vruntime_kernel(void)
 
 			ev_runtime(p, t, cpu, 500 + cpu, 10 * MS);
 			ev.vruntime.vruntime_ref = 1000000000000ull + (cpu ? t / 2 : t);
+			if (with_v)	/* V runs at the same rates, min_vruntime stalls */
+				ev.vruntime.avg_vruntime = (int64_t)ev.vruntime.vruntime_ref + 5000;
+			if (with_v)
+				ev.vruntime.vruntime_ref = 1000000000000ull;
 			feed(p, &ev);
 		}
 	}
@@ -373,7 +377,8 @@ static void test_vruntime_kernel(void)
 	is_int(n, 1, "one vruntime_drift finding");
 	ok(f && !strcmp(f->subject, "cpus 1") && f->value > 0.45 && f->value < 0.55,
 	   "it names CPU 1, drift %.3f", f ? f->value : 0);
-	ok(f && strstr(f->evidence, "kernel vruntime reference"), "and says the kernel's reference was read");
+	ok(f && strstr(f->evidence, with_v ? "kernel avg_vruntime (V)" : "kernel min_vruntime"),
+	   "and says which kernel reference was read (%s)", with_v ? "V" : "min_vruntime");
 	imb_window_free(s);
 	collect_free(&c);
 	pipeline_free(p);
@@ -386,6 +391,7 @@ int main(void)
 	test_overload();
 	test_unfairness();
 	test_migration();
-	test_vruntime_kernel();
+	test_vruntime_kernel(false);
+	test_vruntime_kernel(true);
 	return tap_done();
 }
