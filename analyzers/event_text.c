@@ -309,6 +309,19 @@ static int perr(char *err, size_t errlen, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/* Append " (column N)" to the reason already in @err. */
+static int perr_col(char *err, size_t errlen, size_t col)
+{
+	size_t n;
+
+	if (err && errlen) {
+		n = strnlen(err, errlen);
+		if (n < errlen)
+			snprintf(err + n, errlen - n, " (column %zu)", col);
+	}
+	return -EINVAL;
+}
+
 /* Parse an integer token [s, e) within [min, max] (signed when min < 0). */
 static bool parse_int(const char *s, const char *e, int64_t min, uint64_t max, uint64_t *out)
 {
@@ -462,6 +475,7 @@ int event_text_parse(const char *line, size_t len, struct imb_event *ev, char *e
 {
 	const char *s = line, *e = line + len, *t;
 	const struct field *fields;
+	const char *kname;
 	struct imb_event tmp;
 	uint32_t seen = 0;
 	bool have_cpu = false;
@@ -497,10 +511,11 @@ int event_text_parse(const char *line, size_t len, struct imb_event *ev, char *e
 			    (size_t)(s - line) + 1, (int)(t - s > 32 ? 32 : t - s), s);
 	tmp.kind = (uint16_t)kind;
 	fields = kind_fields[kind];
+	kname = imb_ev_kind_name(kind);
 
 	for (;;) {
 		const char *k, *eq, *v;
-		size_t klen;
+		size_t klen, col;
 		int i, rc;
 
 		for (s = t; s < e && is_space(*s); s++)
@@ -510,19 +525,22 @@ int event_text_parse(const char *line, size_t len, struct imb_event *ev, char *e
 		for (t = s; t < e && !is_space(*t); t++)
 			;
 		k = s;
+		col = (size_t)(s - line) + 1;
 		eq = memchr(s, '=', (size_t)(t - s));
 		if (!eq)
-			return perr(err, errlen, "column %zu: %s: '%.*s' is not key=value",
-				    (size_t)(s - line) + 1, imb_ev_kind_name(kind),
+			return perr(err, errlen, "column %zu: %s: '%.*s' is not key=value", col, kname,
 				    (int)(t - s > 32 ? 32 : t - s), s);
 		klen = (size_t)(eq - k);
 		v = eq + 1;
 		if (klen == 3 && !memcmp(k, "cpu", 3)) {
-			if (have_cpu)
-				return perr(err, errlen, "%s: field cpu given twice", imb_ev_kind_name(kind));
-			if (!parse_int(v, t, 0, INT32_MAX, &x))
-				return perr(err, errlen, "%s: field cpu: not a CPU number (0 or more)",
-					    imb_ev_kind_name(kind));
+			if (have_cpu) {
+				perr(err, errlen, "%s: field cpu given twice", kname);
+				return perr_col(err, errlen, col);
+			}
+			if (!parse_int(v, t, 0, INT32_MAX, &x)) {
+				perr(err, errlen, "%s: field cpu: not a CPU number (0 or more)", kname);
+				return perr_col(err, errlen, col);
+			}
 			tmp.cpu = (int32_t)x;
 			have_cpu = true;
 			continue;
@@ -531,13 +549,16 @@ int event_text_parse(const char *line, size_t len, struct imb_event *ev, char *e
 		    (klen == 10 && !memcmp(k, "clock_pelt", 10))) {
 			uint32_t bit = k[6] == 't' ? 1u << 30 : 1u << 31;
 
-			if (seen & bit)
-				return perr(err, errlen, "%s: field %.*s given twice",
-					    imb_ev_kind_name(kind), (int)klen, k);
+			if (seen & bit) {
+				perr(err, errlen, "%s: field %.*s given twice", kname, (int)klen, k);
+				return perr_col(err, errlen, col);
+			}
 			seen |= bit;
-			if (!parse_int(v, t, 0, UINT64_MAX, &x))
-				return perr(err, errlen, "%s: field %.*s: not an unsigned 64-bit number",
-					    imb_ev_kind_name(kind), (int)klen, k);
+			if (!parse_int(v, t, 0, UINT64_MAX, &x)) {
+				perr(err, errlen, "%s: field %.*s: not an unsigned 64-bit number", kname,
+				     (int)klen, k);
+				return perr_col(err, errlen, col);
+			}
 			if (bit == 1u << 30)
 				tmp.clock_task_ns = x;
 			else
@@ -548,19 +569,22 @@ int event_text_parse(const char *line, size_t len, struct imb_event *ev, char *e
 		for (i = 0; fields[i].key; i++)
 			if (strlen(fields[i].key) == klen && !memcmp(fields[i].key, k, klen))
 				break;
-		if (!fields[i].key)
-			return perr(err, errlen, "%s: unknown field '%.*s'", imb_ev_kind_name(kind),
-				    (int)(klen > 32 ? 32 : klen), k);
-		if (seen & (1u << i))
-			return perr(err, errlen, "%s: field %s given twice", imb_ev_kind_name(kind),
-				    fields[i].key);
+		if (!fields[i].key) {
+			perr(err, errlen, "%s: unknown field '%.*s'", kname,
+			     (int)(klen > 32 ? 32 : klen), k);
+			return perr_col(err, errlen, col);
+		}
+		if (seen & (1u << i)) {
+			perr(err, errlen, "%s: field %s given twice", kname, fields[i].key);
+			return perr_col(err, errlen, col);
+		}
 		seen |= 1u << i;
 		rc = set_field(&tmp, &fields[i], v, t, err, errlen);
 		if (rc)
-			return rc;
+			return perr_col(err, errlen, col);
 	}
 	if (!have_cpu)
-		return perr(err, errlen, "%s: missing field cpu", imb_ev_kind_name(kind));
+		return perr(err, errlen, "%s: missing field cpu", kname);
 	*ev = tmp;
 	return 0;
 }

@@ -217,6 +217,15 @@ static void expect_err(const char *line, const char *want)
 	ok(rc == -EINVAL && strstr(err, want), "'%s' -> error '%s' (%s)", line, want, err);
 }
 
+static void expect_exact(const char *line, const char *want)
+{
+	struct imb_event e;
+	char err[200] = "";
+	int rc = event_text_parse(line, strlen(line), &e, err, sizeof(err));
+
+	ok(rc == -EINVAL && !strcmp(err, want), "'%s' -> exactly '%s' (got '%s')", line, want, err);
+}
+
 static void test_errors(void)
 {
 	char longline[EVENT_TEXT_MAX_LINE + 10];
@@ -236,6 +245,14 @@ static void test_errors(void)
 	expect_err("10 exit cpu=0 comm=%4", "field comm: bad task name");
 	expect_err("10 exit cpu=0 comm=abcdefghijklmnopq", "field comm: bad task name");
 	expect_err("99999999999999999999999 switch cpu=0", "timestamp");
+	expect_exact("10 wakeup cpu=0 pid=12 pid=13", "wakeup: field pid given twice (column 24)");
+	expect_exact("10 switch cpu=0 prev_state=x1", "switch: field prev_state: want R, R+, S, "
+		     "D, T, t, X, Z, P, I or a number (column 17)");
+	expect_exact("10  swtich cpu=0", "column 5: unknown event kind 'swtich'");
+	expect_exact("10 migrate dest_cpu=1 ", "migrate: missing field cpu");
+	expect_exact("10 lost cpu=0 count=12x", "lost: field count: not an unsigned 64-bit number "
+		     "(column 15)");
+	expect_exact("10 fork cpu=0 child_pid 3", "column 15: fork: 'child_pid' is not key=value");
 	memset(longline, '1', sizeof(longline) - 1);
 	longline[sizeof(longline) - 1] = 0;
 	expect_err(longline, "line longer than");
@@ -303,7 +320,7 @@ static void test_reader(void)
 	write_file(path, "# x\n1 switch cpu=0\n2 switch cpu=0\n3 switch cpu=0 prev_state=W\n");
 	rc = source_text_read(path, collect_fn, &c, &info, err);
 	ok(rc == -EINVAL && !strcmp(err, "line 4: switch: field prev_state: want R, R+, S, D, "
-				     "T, t, X, Z, P, I or a number"),
+				     "T, t, X, Z, P, I or a number (column 16)"),
 	   "a bad line names its line number and field (%s)", err);
 
 	write_file(path, "5 switch cpu=0\n4 switch cpu=0\n");
