@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * source_tracedat.c - read the scheduler events of a trace.dat file with
+ * libtracecmd and libtraceevent (source.h).
+ *
+ * Event types and field offsets are resolved once when the file is opened;
+ * per record the code compares the type id against a small table and reads
+ * fields at known offsets, with no allocation and no string lookup.  The
+ * library merges the per-CPU streams in time order.  Missed-event markers
+ * become IMB_EV_LOST events.  A file cut off inside its event data is read
+ * up to the cut and flagged as truncated.
+ *
+ * This is the only file that includes <trace-cmd.h>.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <trace-cmd/trace-cmd.h>
+
+#include "daemon/source.h"
+#include "daemon/tracedat_repair.h"
+
+/* Exported by libtracecmd but only declared in its private header. */
+const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
+
+enum td_ev {
+	TD_SWITCH, TD_WAKEUP, TD_WAKEUP_NEW, TD_WAKING, TD_MIGRATE, TD_FORK, TD_EXIT,
+	TD_RUNTIME, TD_NUMA_MOVE, TD_NUMA_SWAP, TD_NUMA_STICK, TD_PELT_CFS, TD_PELT_SE,
+	TD__COUNT
+};
+
+#define TD_MAX_BUFFERS 16
+
+/* Up to this many fields per event, in the order of the names below. */
+#define TD_MAX_FIELDS 10
+
+struct td_field {
+	int offset;
+	int size;
+	bool dynamic;		/* __data_loc: u32 offset | len << 16 */
+	bool present;
+};
+
+struct td_event {
+	int id;			/* tep event id, -1 absent */
+	struct td_field f[TD_MAX_FIELDS];
+};
+
+struct td_desc {
+	const char *system;
+	const char *name;
+	const char *alt_name;			/* same meaning, other name */
+	const char *fields[TD_MAX_FIELDS];	/* NULL-terminated */
+	const char *alt[TD_MAX_FIELDS];		/* alternative field names */
+	unsigned int required;			/* bit i: fields[i] must exist */
+	int kind;				/* enum imb_ev_kind */
+};
+
+static const struct td_desc td_desc[TD__COUNT] = {
+	[TD_SWITCH] = { "sched", "sched_switch", NULL,
+		{ "prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm", "next_pid",
+		  "next_prio" }, { NULL }, 0x7f, IMB_EV_SWITCH },
+	[TD_WAKEUP] = { "sched", "sched_wakeup", NULL,
+		{ "comm", "pid", "prio", "target_cpu" }, { NULL }, 0xf, IMB_EV_WAKEUP },
+	[TD_WAKEUP_NEW] = { "sched", "sched_wakeup_new", NULL,
+		{ "comm", "pid", "prio", "target_cpu" }, { NULL }, 0xf, IMB_EV_WAKEUP_NEW },
+	[TD_WAKING] = { "sched", "sched_waking", NULL,
+		{ "comm", "pid", "prio", "target_cpu" }, { NULL }, 0xf, IMB_EV_WAKING },
+	[TD_MIGRATE] = { "sched", "sched_migrate_task", NULL,
+		{ "comm", "pid", "prio", "orig_cpu", "dest_cpu" }, { NULL }, 0x1f,
+		IMB_EV_MIGRATE },
+	[TD_FORK] = { "sched", "sched_process_fork", NULL,
+		{ "parent_comm", "parent_pid", "child_comm", "child_pid" }, { NULL }, 0xf,
+		IMB_EV_FORK },
+	[TD_EXIT] = { "sched", "sched_process_exit", NULL,
+		{ "comm", "pid", "prio" }, { NULL }, 0x3, IMB_EV_EXIT },
+	[TD_RUNTIME] = { "sched", "sched_stat_runtime", NULL,
+		{ "pid", "runtime" }, { NULL }, 0x3, IMB_EV_RUNTIME },
+	[TD_NUMA_MOVE] = { "sched", "sched_move_numa", NULL,
+		{ "pid", "tgid", "ngid", "src_cpu", "src_nid", "dst_cpu", "dst_nid" }, { NULL },
+		0x7f, IMB_EV_NUMA_MOVE },
+	[TD_NUMA_SWAP] = { "sched", "sched_swap_numa", NULL,
+		{ "src_pid", "src_tgid", "src_ngid", "src_cpu", "src_nid", "dst_pid", "dst_tgid",
+		  "dst_ngid", "dst_cpu", "dst_nid" }, { NULL }, 0x3ff, IMB_EV_NUMA_SWAP },
+	[TD_NUMA_STICK] = { "sched", "sched_stick_numa", NULL,
+		{ "src_pid", "src_tgid", "src_ngid", "src_cpu", "src_nid", "dst_pid", "dst_tgid",
+		  "dst_ngid", "dst_cpu", "dst_nid" }, { NULL }, 0x3ff, IMB_EV_NUMA_STICK },
+	/*
+	 * Out-of-tree PELT events (LISA's sched_tp module): the kernel's
+	 * averages at its own update instants.  "runnable" was "rbl_load"
+	 * before 5.7.
+	 */
+	[TD_PELT_CFS] = { NULL, "sched_pelt_cfs", NULL,
+		{ "cpu", "path", "load", "runnable", "util", "update_time" },
+		{ NULL, NULL, NULL, "rbl_load" }, 0x1d, IMB_EV_PELT_CFS },
+	[TD_PELT_SE] = { NULL, "sched_pelt_se", NULL,
+		{ "cpu", "path", "comm", "pid", "load", "runnable", "util", "update_time" },
+		{ NULL, NULL, NULL, NULL, NULL, "rbl_load" }, 0xd9, IMB_EV_PELT_SE },
+};
+
+struct td {
+	const char *path;
+	struct tracecmd_input *h;
+	struct tep_handle *tep;
+	struct td_event ev[TD__COUNT];
+	imb_event_fn fn;
+	void *ctx;
+	struct source_info *info;
+	uint64_t last_ts;
+	int max_cpu;
+	int cb_rc;
+	uint64_t switches;
+	char *err;
+};
+
+static void td_err(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void td_err(char *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, SOURCE_ERR_LEN, fmt, ap);
+	va_end(ap);
+}
+
+/* Resolve event ids and field offsets once. */
+static int td_resolve(struct td *t)
+{
+	for (int i = 0; i < TD__COUNT; i++) {
+		const struct td_desc *d = &td_desc[i];
+		struct tep_event *e = tep_find_event_by_name(t->tep, d->system, d->name);
+
+		t->ev[i].id = -1;
+		if (!e)
+			continue;
+		for (int k = 0; k < TD_MAX_FIELDS && d->fields[k]; k++) {
+			struct tep_format_field *f = tep_find_field(e, d->fields[k]);
+
+			if (!f && d->alt[k])
+				f = tep_find_field(e, d->alt[k]);
+			if (!f) {
+				if (d->required & (1u << k)) {
+					td_err(t->err, "%s format lacks field %s", d->name,
+					       d->fields[k]);
+					return -EINVAL;
+				}
+				continue;
+			}
+			t->ev[i].f[k].present = true;
+			t->ev[i].f[k].offset = f->offset;
+			t->ev[i].f[k].size = f->size;
+			t->ev[i].f[k].dynamic = (f->flags & TEP_FIELD_IS_DYNAMIC) != 0;
+		}
+		t->ev[i].id = e->id;
+	}
+	if (t->ev[TD_SWITCH].id < 0) {
+		td_err(t->err, "no sched_switch events: record with sched:sched_switch enabled");
+		return -ENODATA;
+	}
+	return 0;
+}
+
+static bool fld_ok(const struct td_field *f, const struct tep_record *r)
+{
+	return f->present && f->offset >= 0 && f->size > 0 && f->offset + f->size <= r->size;
+}
+
+static int64_t fld_num(const struct td *t, const struct td_field *f, const struct tep_record *r)
+{
+	uint64_t v;
+
+	if (!fld_ok(f, r) || f->size > 8)
+		return 0;
+	v = tep_read_number(t->tep, (const char *)r->data + f->offset, f->size);
+	/* sign-extend 4-byte fields (pids, cpus, prios are int) */
+	if (f->size == 4)
+		return (int32_t)(uint32_t)v;
+	return (int64_t)v;
+}
+
+/* A comm: fixed char[] or __data_loc char[]; never reads past the record. */
+static void fld_str(const struct td *t, const struct td_field *f, const struct tep_record *r,
+		    char *dst, size_t dlen)
+{
+	const char *p;
+	size_t len;
+
+	memset(dst, 0, dlen);
+	if (!fld_ok(f, r))
+		return;
+	if (f->dynamic) {
+		uint32_t loc = (uint32_t)tep_read_number(t->tep, (const char *)r->data + f->offset,
+							 4);
+		uint32_t off = loc & 0xffff;
+
+		len = loc >> 16;
+		if (off + len > (uint32_t)r->size)
+			return;
+		p = (const char *)r->data + off;
+	} else {
+		p = (const char *)r->data + f->offset;
+		len = (size_t)f->size;
+	}
+	if (len >= dlen)
+		len = dlen - 1;
+	memcpy(dst, p, strnlen(p, len));
+}
+
+static int td_emit(struct td *t, struct imb_event *e)
+{
+	int rc;
+
+	if (e->ts_ns < t->last_ts)
+		e->ts_ns = t->last_ts;	/* the merge is by ts; equal is fine */
+	t->last_ts = e->ts_ns;
+	if (e->cpu > t->max_cpu)
+		t->max_cpu = e->cpu;
+	t->info->events++;
+	rc = t->fn(e, t->ctx);
+	if (rc < 0) {
+		t->cb_rc = rc;
+		return -1;
+	}
+	return 0;
+}
+
+static int td_record(struct tracecmd_input *h, struct tep_record *r, int cpu, void *data)
+{
+	struct td *t = data;
+	struct imb_event e;
+	const struct td_field *f;
+	int type, i;
+
+	(void)h;
+	cpu = r->cpu;	/* across buffers the callback's index is not the CPU */
+	if (r->missed_events) {
+		memset(&e, 0, sizeof(e));
+		e.ts_ns = r->ts;
+		e.cpu = cpu;
+		e.kind = IMB_EV_LOST;
+		e.lost.count = r->missed_events > 0 ? (uint64_t)r->missed_events : 0;
+		t->info->lost_events += e.lost.count ? e.lost.count : 1;
+		if (td_emit(t, &e))
+			return -1;
+	}
+	type = tep_data_type(t->tep, r);
+	for (i = 0; i < TD__COUNT; i++)
+		if (t->ev[i].id == type)
+			break;
+	if (i == TD__COUNT)
+		return 0;
+	f = t->ev[i].f;
+	memset(&e, 0, sizeof(e));
+	e.ts_ns = r->ts;
+	e.cpu = cpu;
+	e.kind = (uint16_t)td_desc[i].kind;
+	switch (i) {
+	case TD_SWITCH:
+		t->switches++;
+		fld_str(t, &f[0], r, e.sw.prev_comm, IMB_COMM_LEN);
+		e.sw.prev_pid = (int32_t)fld_num(t, &f[1], r);
+		e.sw.prev_prio = (int32_t)fld_num(t, &f[2], r);
+		e.sw.prev_state = (uint32_t)fld_num(t, &f[3], r);
+		fld_str(t, &f[4], r, e.sw.next_comm, IMB_COMM_LEN);
+		e.sw.next_pid = (int32_t)fld_num(t, &f[5], r);
+		e.sw.next_prio = (int32_t)fld_num(t, &f[6], r);
+		break;
+	case TD_WAKEUP:
+	case TD_WAKEUP_NEW:
+	case TD_WAKING:
+		fld_str(t, &f[0], r, e.wakeup.comm, IMB_COMM_LEN);
+		e.wakeup.pid = (int32_t)fld_num(t, &f[1], r);
+		e.wakeup.prio = (int32_t)fld_num(t, &f[2], r);
+		e.wakeup.target_cpu = (int32_t)fld_num(t, &f[3], r);
+		break;
+	case TD_MIGRATE:
+		fld_str(t, &f[0], r, e.migrate.comm, IMB_COMM_LEN);
+		e.migrate.pid = (int32_t)fld_num(t, &f[1], r);
+		e.migrate.prio = (int32_t)fld_num(t, &f[2], r);
+		e.migrate.orig_cpu = (int32_t)fld_num(t, &f[3], r);
+		e.migrate.dest_cpu = (int32_t)fld_num(t, &f[4], r);
+		break;
+	case TD_FORK:
+		e.fork.parent_pid = (int32_t)fld_num(t, &f[1], r);
+		fld_str(t, &f[2], r, e.fork.child_comm, IMB_COMM_LEN);
+		e.fork.child_pid = (int32_t)fld_num(t, &f[3], r);
+		break;
+	case TD_EXIT:
+		fld_str(t, &f[0], r, e.exit.comm, IMB_COMM_LEN);
+		e.exit.pid = (int32_t)fld_num(t, &f[1], r);
+		e.exit.prio = f[2].present ? (int32_t)fld_num(t, &f[2], r) : -1;
+		break;
+	case TD_RUNTIME:
+		e.runtime.pid = (int32_t)fld_num(t, &f[0], r);
+		e.runtime.runtime_ns = (uint64_t)fld_num(t, &f[1], r);
+		break;
+	case TD_NUMA_MOVE:
+		e.numa.src_pid = (int32_t)fld_num(t, &f[0], r);
+		e.numa.src_tgid = (int32_t)fld_num(t, &f[1], r);
+		e.numa.src_ngid = (int32_t)fld_num(t, &f[2], r);
+		e.numa.src_cpu = (int32_t)fld_num(t, &f[3], r);
+		e.numa.src_nid = (int32_t)fld_num(t, &f[4], r);
+		e.numa.dst_cpu = (int32_t)fld_num(t, &f[5], r);
+		e.numa.dst_nid = (int32_t)fld_num(t, &f[6], r);
+		break;
+	case TD_NUMA_SWAP:
+	case TD_NUMA_STICK:
+		e.numa.src_pid = (int32_t)fld_num(t, &f[0], r);
+		e.numa.src_tgid = (int32_t)fld_num(t, &f[1], r);
+		e.numa.src_ngid = (int32_t)fld_num(t, &f[2], r);
+		e.numa.src_cpu = (int32_t)fld_num(t, &f[3], r);
+		e.numa.src_nid = (int32_t)fld_num(t, &f[4], r);
+		e.numa.dst_pid = (int32_t)fld_num(t, &f[5], r);
+		e.numa.dst_tgid = (int32_t)fld_num(t, &f[6], r);
+		e.numa.dst_ngid = (int32_t)fld_num(t, &f[7], r);
+		e.numa.dst_cpu = (int32_t)fld_num(t, &f[8], r);
+		e.numa.dst_nid = (int32_t)fld_num(t, &f[9], r);
+		break;
+	case TD_PELT_CFS: {
+		char path[8];
+
+		e.cpu = (int32_t)fld_num(t, &f[0], r);
+		fld_str(t, &f[1], r, path, sizeof(path));
+		e.pelt_cfs.root = !strcmp(path, "/");
+		e.pelt_cfs.load_avg = (uint64_t)fld_num(t, &f[2], r);
+		e.pelt_cfs.runnable_avg = (uint64_t)fld_num(t, &f[3], r);
+		e.pelt_cfs.util_avg = (uint64_t)fld_num(t, &f[4], r);
+		e.pelt_cfs.last_update_time = (uint64_t)fld_num(t, &f[5], r);
+		break;
+	}
+	case TD_PELT_SE:
+		e.cpu = (int32_t)fld_num(t, &f[0], r);
+		e.pelt_se.pid = (int32_t)fld_num(t, &f[3], r);
+		e.pelt_se.load_avg = (uint64_t)fld_num(t, &f[4], r);
+		e.pelt_se.runnable_avg = (uint64_t)fld_num(t, &f[5], r);
+		e.pelt_se.util_avg = (uint64_t)fld_num(t, &f[6], r);
+		e.pelt_se.last_update_time = (uint64_t)fld_num(t, &f[7], r);
+		break;
+	}
+	return td_emit(t, &e);
+}
+
+/* Is there a trace.dat magic at the start?  ("\x17\x08\x44tracing") */
+static int td_check_magic(const char *path, char *err)
+{
+	static const unsigned char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n',
+						 'g' };
+	unsigned char buf[10];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		int e = errno;
+
+		td_err(err, "%s", strerror(e));
+		return -e;
+	}
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n != (ssize_t)sizeof(buf) || memcmp(buf, magic, sizeof(buf))) {
+		td_err(err, "not a trace.dat file (bad magic)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int source_tracedat_read(const char *path, imb_event_fn fn, void *ctx,
+			 struct source_info *info, char *err)
+{
+	struct td t;
+	const char *clock;
+	int rc, cpus;
+
+	memset(info, 0, sizeof(*info));
+	snprintf(info->format, sizeof(info->format), "trace.dat");
+	rc = td_check_magic(path, err);
+	if (rc)
+		return rc;
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	memset(&t, 0, sizeof(t));
+	t.path = path;
+	t.fn = fn;
+	t.ctx = ctx;
+	t.info = info;
+	t.err = err;
+	t.max_cpu = -1;
+	t.h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	if (!t.h) {
+		/* cut inside the event data? then read what is there */
+		int fd;
+
+		rc = tracedat_repair(path, &fd, info->warning, sizeof(info->warning), err);
+		if (rc)
+			return rc;
+		t.h = tracecmd_open_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS |
+				       TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+		if (!t.h) {
+			close(fd);
+			info->warning[0] = 0;
+			td_err(err, "cannot read the trace.dat headers (truncated or corrupted file)");
+			return -EINVAL;
+		}
+		info->truncated = true;
+	}
+	t.tep = tracecmd_get_tep(t.h);
+	if (!t.tep) {
+		td_err(err, "no event formats in the file");
+		rc = -EINVAL;
+		goto out;
+	}
+	rc = td_resolve(&t);
+	if (rc)
+		goto out;
+	clock = tracecmd_get_trace_clock(t.h);
+	if (clock)
+		snprintf(info->clock, sizeof(info->clock), "%s", clock);
+	cpus = tep_get_cpus(t.tep);
+	/*
+	 * The top buffer and any instance buffers (a recording made with
+	 * `trace-cmd extract -B NAME`), merged in time order.
+	 */
+	{
+		struct tracecmd_input *hs[TD_MAX_BUFFERS];
+		int n = 0, nb = tracecmd_buffer_instances(t.h);
+
+		hs[n++] = t.h;
+		for (int i = 0; i < nb && n < TD_MAX_BUFFERS; i++) {
+			struct tracecmd_input *ih = tracecmd_buffer_instance_handle(t.h, i);
+
+			if (ih)
+				hs[n++] = ih;
+		}
+		if (n == 1)
+			rc = tracecmd_iterate_events(t.h, NULL, 0, td_record, &t);
+		else
+			rc = tracecmd_iterate_events_multi(hs, n, td_record, &t);
+		for (int i = 1; i < n; i++)
+			tracecmd_close(hs[i]);
+	}
+	if (t.cb_rc) {
+		rc = t.cb_rc;
+		td_err(err, "%s", strerror(-rc));
+		goto out;
+	}
+	info->nr_cpus = cpus > t.max_cpu + 1 ? cpus : t.max_cpu + 1;
+	rc = 0;
+	if (info->truncated && !info->events) {
+		td_err(err, "file cut off before any complete event data");
+		rc = -ENODATA;
+	} else if (!t.switches) {
+		td_err(err, "no sched_switch events: record with sched:sched_switch enabled");
+		rc = -ENODATA;
+	}
+out:
+	tracecmd_close(t.h);
+	return rc;
+}
