@@ -56,7 +56,10 @@ static void fair_destroy(void *state)
 	free(s);
 }
 
-/* The job a task row belongs to, keyed as the pipeline keys its jobs. */
+/*
+ * The job a task row belongs to, keyed as the pipeline keys its jobs
+ * (pipeline.c job_key(); a shared pipeline_job_key() would remove the copy).
+ */
 static void fair_task_key(const struct fair_state *s, const struct model *m,
 			  const struct imb_task_sample *ts, char *key, size_t len)
 {
@@ -73,7 +76,8 @@ static void fair_task_key(const struct fair_state *s, const struct model *m,
 			return;
 		}
 	}
-	snprintf(key, len, "process:%d", ts->tgid ? ts->tgid : ts->pid);
+	t = model_task_find(m, ts->pid);
+	snprintf(key, len, "process:%d", t ? model_task_job_pid(m, t) : ts->tgid ? ts->tgid : ts->pid);
 }
 
 static struct fair_job *fair_job_get(struct fair_state *s, const char *key)
