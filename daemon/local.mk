@@ -39,3 +39,13 @@ noinst_LIBRARIES += daemon/libimbsrc.a
 daemon_libimbsrc_a_SOURCES = daemon/source.h daemon/source_text.c
 daemon_libimbsrc_a_CPPFLAGS = $(AM_CPPFLAGS) $(TRACECMD_CFLAGS) $(TRACEEVENT_CFLAGS)
 # --- end offline sources ---
+
+# --- live tracefs source (owner: tracefs source) ---
+# The fallback when BPF cannot load: add $(IMB_TRACEFS_LIBS) to LDADD.
+noinst_LIBRARIES += daemon/libimbtracefs.a
+daemon_libimbtracefs_a_SOURCES = \
+	daemon/source_tracefs.h daemon/source_tracefs.c
+daemon_libimbtracefs_a_CFLAGS = $(AM_CFLAGS) $(TRACEFS_CFLAGS) $(TRACEEVENT_CFLAGS)
+IMB_TRACEFS_LIBS = daemon/libimbtracefs.a analyzers/libimbcore.a \
+	$(TRACEFS_LIBS) $(TRACEEVENT_LIBS)
+# --- end live tracefs source ---

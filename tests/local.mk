@@ -107,3 +107,13 @@ TESTS += tests/test_event_text tests/analyze.t tests/live.t
 dist_check_SCRIPTS += tests/analyze.t tests/live.t
 EXTRA_DIST += tests/lsan.supp
 # --- end text format, offline sources and analyze ---
+
+# --- live tracefs source (owner: tracefs source) ---
+# Needs root and tracefs: 3 busy threads' CPU time vs sched_stat_runtime,
+# time order, instance removed and top-level settings untouched on close.
+# `tests/test_source_tracefs --measure SECONDS` measures events/s beside a load.
+check_PROGRAMS += tests/test_source_tracefs
+TESTS += tests/test_source_tracefs
+tests_test_source_tracefs_SOURCES = tests/test_source_tracefs.c
+tests_test_source_tracefs_LDADD = $(IMB_TRACEFS_LIBS) -lpthread -lm
+# --- end live tracefs source ---
