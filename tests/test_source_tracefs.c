@@ -69,6 +69,16 @@ static void *hog_run(void *arg)
 	return NULL;
 }
 
+/* Many short sleeps: a burst of switches and wake-ups, for ~300 ms. */
+static void *churn_run(void *arg)
+{
+	struct timespec ts = { 0, 20000 };
+
+	for (int i = 0; i < 3000; i++)
+		nanosleep(&ts, NULL);
+	return arg;
+}
+
 static int on_event(const struct imb_event *ev, void *ctx)
 {
 	struct acc *a = ctx;
@@ -295,6 +305,29 @@ int main(int argc, char **argv)
 		source_tracefs_cleanup_stale(NULL);
 		ok(stat(path, &sb) == 0, "instance of a live pid is kept");
 		rmdir(path);
+	}
+
+	/* A buffer too small for the load: losses are reported, not hidden. */
+	{
+		struct source_tracefs_opts o = { .buffer_kb = 16 };
+		static struct acc b;
+
+		s = source_tracefs_open(&o, err);
+		if (ok(s != NULL, "source opens with a 16 KiB buffer")) {
+			for (i = 0; i < NHOGS; i++)
+				pthread_create(&hogs[i].th, NULL, churn_run, &hogs[i]);
+			for (i = 0; i < NHOGS; i++)
+				pthread_join(hogs[i].th, NULL);
+			ret = source_tracefs_drain(s, on_event, &b);
+			source_tracefs_stats(s, &st);
+			ok(ret > 0 && b.lost > 0 && b.lost == st.lost_events,
+			   "overflow while not polling is delivered as IMB_EV_LOST (%" PRIu64
+			   " lost, kernel overrun %" PRIu64 ")", b.lost, st.overrun_kernel);
+			ok(b.lost <= st.overrun_kernel + st.dropped_kernel + 0,
+			   "lost count does not exceed the kernel's own counters");
+			is_u64(b.disorder, 0, "%" PRIu64 " events still in time order", b.events);
+			is_int(source_tracefs_close(s), 0, "close succeeds");
+		}
 	}
 
 	/* Bad options fail cleanly and leave nothing behind. */
