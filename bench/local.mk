@@ -19,3 +19,10 @@ EXTRA_DIST += bench/http.sh
 # --- analyzers: detection quality and cost (bench/detection.sh) ---
 EXTRA_DIST += bench/detection.sh
 # --- end analyzers ---
+
+# --- trace.dat baseline: plain libtracecmd loop (owner: trace.dat source) ---
+noinst_PROGRAMS += bench/tracedat-plain-loop
+bench_tracedat_plain_loop_SOURCES = bench/tracedat-plain-loop.c
+bench_tracedat_plain_loop_CPPFLAGS = $(AM_CPPFLAGS) $(TRACECMD_CFLAGS) $(TRACEEVENT_CFLAGS)
+bench_tracedat_plain_loop_LDADD = $(TRACECMD_LIBS) $(TRACEEVENT_LIBS)
+# --- end trace.dat baseline ---
