@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -44,6 +45,7 @@ struct hog {
 struct acc {
 	uint64_t runtime[PID_SLOTS];	/* by pid % PID_SLOTS (3 tids: enough) */
 	int32_t owner[PID_SLOTS];
+	char fork_comm[PID_SLOTS][IMB_COMM_LEN];	/* child_comm by child pid */
 	uint64_t events, last_ts, disorder, switches, lost, kinds[IMB_EV__COUNT];
 };
 
@@ -97,6 +99,9 @@ static int on_event(const struct imb_event *ev, void *ctx)
 			a->runtime[k] += ev->runtime.runtime_ns;
 		}
 	}
+	if (ev->kind == IMB_EV_FORK && ev->fork.child_pid > 0)
+		memcpy(a->fork_comm[(unsigned int)ev->fork.child_pid % PID_SLOTS],
+		       ev->fork.child_comm, IMB_COMM_LEN);
 	if (ev->kind == IMB_EV_LOST)
 		a->lost += ev->lost.count;
 	return 0;
@@ -275,6 +280,15 @@ int main(int argc, char **argv)
 		ok(hogs[i].cpu_ns > 100000000ull && rel < 0.02 && rel > -0.02,
 		   "thread %d: sched_stat_runtime sum %.3f ms vs own CPU time %.3f ms "
 		   "(%+.3f %%)", hogs[i].tid, got / 1e6, hogs[i].cpu_ns / 1e6, rel * 100);
+	}
+	{
+		/* 6.16+ records child_comm as __data_loc: checks that path. */
+		char comm[IMB_COMM_LEN] = "";
+		const char *got = a.fork_comm[(unsigned int)hogs[0].tid % PID_SLOTS];
+
+		prctl(PR_GET_NAME, comm);
+		ok(comm[0] && !strcmp(got, comm), "fork event names the thread: child_comm "
+		   "\"%s\" (want \"%s\")", got, comm);
 	}
 	source_tracefs_info(s, &info);
 	ok(!strcmp(info.format, "tracefs") && info.nr_cpus >= 1 &&
