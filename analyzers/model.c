@@ -413,10 +413,22 @@ static void cpu_set_curr(struct model *m, struct model_cpu *c, struct model_task
 	if (c->curr > 0 && (!t || c->curr != t->pid)) {
 		struct model_task *old = model_task_find(m, c->curr);
 
+		/*
+		 * Replaced without a switch naming it: the trace lacks that
+		 * switch (tracefs misses some, e.g. of PID 1's threads on this
+		 * kernel).  Take it as blocked: a task that still wanted the
+		 * CPU shows up again in a switch or a wake-up, while one wrongly
+		 * left queued would inflate nr_running and runnable for ever.
+		 */
 		if (old && old->state == MODEL_TASK_RUNNING && old->cpu == c->cpu) {
 			task_pelt_update(m, old, ts);
 			task_account(old, ts);
-			old->state = MODEL_TASK_QUEUED;
+			c->curr = 0;
+			old->state = MODEL_TASK_QUEUED;	/* so that cpu_unqueue counts it */
+			cpu_unqueue(m, old);
+			old->state = MODEL_TASK_SLEEPING;
+			old->state_ns = ts;
+			m->vanished++;
 		}
 	}
 	if (!t) {
@@ -847,7 +859,14 @@ int model_event(struct model *m, const struct imb_event *ev)
 	if (ev->cpu >= 0 && ev->cpu < MODEL_MAX_CPUS) {
 		if (cpu_grow(m, ev->cpu))
 			return -ENOMEM;
-		if ((ev->flags & IMB_EVF_RQ_CLOCKS) && ev->kind != IMB_EV_PELT_CFS)
+		/*
+		 * Only events whose run queue is surely ev->cpu's may set its
+		 * PELT clock offset: a wake-up recorded on one CPU can carry
+		 * another CPU's rq clocks, and CPUs' clock_task differ by their
+		 * own IRQ and steal time (seconds on a busy VM).
+		 */
+		if ((ev->flags & IMB_EVF_RQ_CLOCKS) &&
+		    (ev->kind == IMB_EV_SWITCH || ev->kind == IMB_EV_RUNTIME))
 			m->cpus[ev->cpu].pelt_offset =
 				(int64_t)ev->clock_pelt_ns - (int64_t)ev->ts_ns;
 	}

@@ -142,6 +142,7 @@ struct model {
 	int32_t *tgid_hint;		/* pairs pid,tgid, open addressing on pid */
 	size_t tgid_hint_cap, nr_tgid_hints;
 	uint64_t out_of_order;		/* events older than the previous one */
+	uint64_t vanished;		/* running tasks replaced without a switch naming them */
 
 	struct model_err_hist err_cpu[MODEL_SIG__COUNT];
 	struct model_err_hist err_task[MODEL_SIG__COUNT];

@@ -321,7 +321,7 @@ out:
 }
 
 static void cpu_row(const struct model *m, const struct model_cpu *c, struct imb_cpu_sample *s,
-		    uint64_t win_len)
+		    bool whole_run)
 {
 	memset(s, 0, sizeof(*s));
 	s->cpu = c->cpu;
@@ -330,7 +330,7 @@ static void cpu_row(const struct model *m, const struct model_cpu *c, struct imb
 	s->load_avg = c->cfs.avg.load_avg;
 	s->nr_running = c->nr_running;
 	s->capacity = c->capacity;
-	s->busy_ns = c->win_busy_ns;
+	s->busy_ns = whole_run ? c->busy_ns : c->win_busy_ns;
 	s->vruntime = c->kvruntime ? c->kvruntime : c->vclock;
 	if (c->kcfs_ns) {
 		s->kernel_util_avg = c->kcfs.util_avg;
@@ -340,7 +340,6 @@ static void cpu_row(const struct model *m, const struct model_cpu *c, struct imb
 		s->kernel_util_avg = s->kernel_runnable_avg = s->kernel_load_avg = IMB_UNKNOWN;
 	}
 	(void)m;
-	(void)win_len;
 }
 
 static void task_row(const struct model_task *t, struct imb_task_sample *s, bool whole_run,
@@ -419,7 +418,7 @@ static int window_close(struct pipeline *p, uint64_t end_ns)
 	if (!w->cpus || !w->tasks || !src || !full)
 		goto out;
 	for (int i = 0; i < m->nr_cpus; i++)
-		cpu_row(m, &m->cpus[i], &w->cpus[i], len);
+		cpu_row(m, &m->cpus[i], &w->cpus[i], false);
 	for (size_t i = 0; i < m->nr_tasks; i++) {
 		const struct model_task *t = &m->tasks[i];
 
@@ -530,7 +529,7 @@ struct imb_window *pipeline_finish(struct pipeline *p)
 	if (!w->cpus || !w->tasks || !src || !full)
 		goto fail;
 	for (int i = 0; i < m->nr_cpus; i++)
-		cpu_row(m, &m->cpus[i], &w->cpus[i], span);
+		cpu_row(m, &m->cpus[i], &w->cpus[i], true);
 	for (size_t i = 0; i < m->nr_tasks; i++) {
 		const struct model_task *t = &m->tasks[i];
 

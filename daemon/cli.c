@@ -12,6 +12,7 @@ const struct cli_verb cli_verbs[] = {
 	{ "analyze", cmd_analyze },
 	{ "check", cmd_check },
 	{ "run", cmd_run },
+	{ "serve", cmd_serve },
 	{ NULL, NULL },
 };
 

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "daemon/cli.h"
-#include "daemon/config.h"
+#include "daemon/conf.h"
 #include "daemon/runtime.h"
 
 static volatile sig_atomic_t run_stop, run_reload;
@@ -49,6 +49,7 @@ static void run_usage(FILE *f)
 		"  --set KEY=VALUE     any configuration key\n"
 		"  --duration SECONDS  stop after this long (default: until SIGTERM)\n"
 		"  --report FILE       at exit, write the run's report (as analyze --json)\n"
+		"  --record FILE       also write every event in the text format (analyze reads it)\n"
 		"  -v, --verbose       log every window\n"
 		"  -q, --quiet         log only errors\n"
 		"  -h, --help          this help\n"
@@ -58,7 +59,7 @@ static void run_usage(FILE *f)
 
 enum {
 	OPT_CONFIG = 256, OPT_DB, OPT_LISTEN, OPT_WINDOW, OPT_SOURCE, OPT_SET, OPT_DURATION,
-	OPT_REPORT,
+	OPT_REPORT, OPT_RECORD,
 };
 
 int cmd_run(int argc, char **argv)
@@ -72,6 +73,7 @@ int cmd_run(int argc, char **argv)
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "report", required_argument, NULL, OPT_REPORT },
+		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -125,6 +127,9 @@ int cmd_run(int argc, char **argv)
 					optarg);
 				return CLI_EXIT_USAGE;
 			}
+			break;
+		case OPT_RECORD:
+			ro.record_path = optarg;
 			break;
 		case OPT_REPORT:
 			ro.report_path = optarg;

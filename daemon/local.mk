@@ -40,6 +40,29 @@ daemon_libimbsrc_a_SOURCES = daemon/source.h daemon/source_text.c
 daemon_libimbsrc_a_CPPFLAGS = $(AM_CPPFLAGS) $(TRACECMD_CFLAGS) $(TRACEEVENT_CFLAGS)
 # --- end offline sources ---
 
+# --- offline sources: trace.dat and text (integrator) ---
+daemon_libimbsrc_a_SOURCES += \
+	daemon/source_tracedat.c \
+	daemon/tracedat_repair.h daemon/tracedat_repair.c
+IMB_SRC_LIBS = daemon/libimbsrc.a analyzers/libimbcore.a $(TRACECMD_LIBS) $(TRACEEVENT_LIBS) -lz
+# --- end offline sources ---
+
+# --- the imbalanced binary (integrator) ---
+bin_PROGRAMS += imbalanced
+imbalanced_SOURCES = \
+	daemon/main.c daemon/cli.h daemon/cli.c \
+	daemon/cmd_analyze.c daemon/cmd_check.c daemon/cmd_run.c daemon/cmd_serve.c \
+	daemon/conf.h daemon/conf.c \
+	daemon/report.h daemon/report.c \
+	daemon/runtime.h daemon/runtime.c \
+	daemon/topology.h daemon/topology.c
+imbalanced_CPPFLAGS = $(AM_CPPFLAGS) $(TRACEFS_CFLAGS) $(SYSTEMD_CFLAGS)
+imbalanced_LDADD = daemon/libimbsrc.a daemon/libimbsink.a daemon/libimbbpf.a \
+	daemon/libimbtracefs.a analyzers/libimbcore.a \
+	$(TRACECMD_LIBS) $(TRACEFS_LIBS) $(TRACEEVENT_LIBS) $(LIBBPF_LIBS) \
+	$(SQLITE_LIBS) $(MHD_LIBS) $(SYSTEMD_LIBS) -lz -lpthread -lm
+# --- end the imbalanced binary ---
+
 # --- live tracefs source (owner: tracefs source) ---
 # The fallback when BPF cannot load: add $(IMB_TRACEFS_LIBS) to LDADD.
 noinst_LIBRARIES += daemon/libimbtracefs.a

@@ -8,6 +8,8 @@
  * that signals, window closes on quiet hosts and the watchdog are served
  * within 100 ms.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -19,9 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analyzers/event_text.h"
 #include "analyzers/pipeline.h"
-#include "daemon/config.h"
+#include "daemon/conf.h"
 #include "daemon/hostinfo.h"
+#include "daemon/http.h"
 #include "daemon/report.h"
 #include "daemon/runtime.h"
 #include "daemon/snapshot.h"
@@ -41,12 +45,15 @@ struct runtime {
 	struct store *store;
 	int64_t run_id;
 	struct snapshot *snap;
+	struct http_backend http_be;
+	struct http_server *http;
 	struct source_bpf *bpf;
 	struct source_tracefs *tfs;
 	const char *source_name;
 	struct pipeline *p;
 	uint64_t windows;
 	uint64_t store_errors;
+	FILE *rec;		/* --record: the event stream as text */
 	bool journal;		/* stderr goes to the journal */
 };
 
@@ -133,6 +140,13 @@ static int rt_on_event(const struct imb_event *ev, void *ctx)
 {
 	struct runtime *rt = ctx;
 
+	if (rt->rec) {
+		char line[EVENT_TEXT_MAX_LINE];
+
+		if (event_text_format(ev, line, sizeof(line)) > 0)
+			fprintf(rt->rec, "%s\n", line);
+	}
+
 	return pipeline_event(rt->p, ev);
 }
 
@@ -210,12 +224,6 @@ static int rt_store_open(struct runtime *rt, char *err)
 		.raw_days = rt->cfg.retention_days,
 		.minute_days = rt->cfg.downsample_days,
 	};
-	struct store_run_info ri = {
-		.source = rt->source_name,
-		.kernel = rt->host.kernel,
-		.nr_cpus = (uint32_t)rt->host.nr_cpus,
-		.window_ns = rt->cfg.analyzer.window_ns,
-	};
 	const char *serr = NULL;
 
 	if (!rt->cfg.db[0])
@@ -225,10 +233,50 @@ static int rt_store_open(struct runtime *rt, char *err)
 		snprintf(err, 256, "%s: %s", rt->cfg.db, serr ? serr : strerror(errno));
 		return -EIO;
 	}
+	return 0;
+}
+
+/* The run's row, once the source is known. */
+static int rt_store_run_begin(struct runtime *rt, char *err)
+{
+	struct store_run_info ri = {
+		.source = rt->source_name,
+		.kernel = rt->host.kernel,
+		.nr_cpus = (uint32_t)rt->host.nr_cpus,
+		.window_ns = rt->cfg.analyzer.window_ns,
+	};
+
+	if (!rt->store)
+		return 0;
 	rt->run_id = store_run_begin(rt->store, &ri);
 	if (rt->run_id < 0) {
 		snprintf(err, 256, "%s: %s", rt->cfg.db, store_last_error(rt->store));
 		return -EIO;
+	}
+	return 0;
+}
+
+static int rt_http_start(struct runtime *rt, char *err)
+{
+	struct http_opts ho = {
+		.listen = rt->cfg.listen,
+		.allow_remote = rt->cfg.allow_remote,
+		.token_file = rt->cfg.token_file[0] ? rt->cfg.token_file : NULL,
+		.max_connections = rt->cfg.http_max_connections,
+		.max_per_ip = rt->cfg.http_max_per_ip,
+		.timeout_s = rt->cfg.http_timeout_s,
+	};
+	const char *herr = NULL;
+
+	if (!rt->cfg.listen[0])
+		return 0;
+	rt->http_be.snap = rt->snap;
+	rt->http_be.db_path = rt->cfg.db[0] ? rt->cfg.db : NULL;
+	rt->http_be.version = PACKAGE_VERSION;
+	rt->http = http_start(&ho, &rt->http_be, &herr);
+	if (!rt->http) {
+		snprintf(err, 256, "HTTP on %s: %s", rt->cfg.listen, herr ? herr : strerror(errno));
+		return -EADDRINUSE;
 	}
 	return 0;
 }
@@ -243,7 +291,8 @@ static int rt_pipeline_new(struct runtime *rt)
 	mo.max_tasks = rt->cfg.max_tasks;
 	for (int i = 0; i < rt->host.nr_cpus && i < MODEL_MAX_CPUS; i++)
 		mo.capacity[i] = rt->host.capacity[i];
-	ac.live = true;
+	/* bounded memory: forget exited tasks, unless the run's report wants them */
+	ac.live = !rt->o->report_path;
 	topology_probe_sysfs(&ac);
 	rt->p = pipeline_new(&ac, &mo, rt_on_window, rt);
 	return rt->p ? 0 : -ENOMEM;
@@ -315,6 +364,9 @@ static void rt_done(struct runtime *rt)
 	/* exact reverse of set-up */
 	pipeline_free(rt->p);
 	rt_source_close(rt);
+	if (rt->rec && fclose(rt->rec))
+		rt_log(rt, LOG_ERR, "%s: %s", rt->o->record_path, strerror(errno));
+	http_stop(rt->http);
 	snapshot_free(rt->snap);
 	store_close(rt->store);
 }
@@ -344,10 +396,25 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 		snprintf(err, 256, "out of memory");
 		return -ENOMEM;
 	}
+	rc = rt_store_open(&rt, err);
+	if (rc)
+		goto out;
+	rc = rt_http_start(&rt, err);
+	if (rc)
+		goto out;
+	if (o->record_path) {
+		rt.rec = fopen(o->record_path, "we");
+		if (!rt.rec) {
+			snprintf(err, 256, "%.200s: %s", o->record_path, strerror(errno));
+			rc = -errno;
+			goto out;
+		}
+		fprintf(rt.rec, "%s\n", event_text_header());
+	}
 	rc = rt_source_open(&rt, err);
 	if (rc)
 		goto out;
-	rc = rt_store_open(&rt, err);
+	rc = rt_store_run_begin(&rt, err);
 	if (rc)
 		goto out;
 	rc = rt_pipeline_new(&rt);

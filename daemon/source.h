@@ -61,4 +61,11 @@ int source_tracedat_read(const char *path, imb_event_fn fn, void *ctx,
 int source_text_read(const char *path, imb_event_fn fn, void *ctx,
 		     struct source_info *info, char *err);
 
+/**
+ * source_text_sniff - true when @path looks like the text format (first
+ * non-blank byte '#' or a digit) or is gzip (our flight-recorder dumps);
+ * false for anything else, e.g. a trace.dat
+ */
+bool source_text_sniff(const char *path);
+
 #endif /* IMB_SOURCE_H */

@@ -100,10 +100,7 @@ clean-local-fuzz-text:
 # --- end text event format tests ---
 
 # --- text format, offline sources and analyze (integrator) ---
-check_PROGRAMS += tests/test_event_text
-tests_test_event_text_SOURCES = tests/test_event_text.c tests/tap.h
-tests_test_event_text_LDADD = $(IMB_TEST_LIBS)
-TESTS += tests/test_event_text tests/analyze.t tests/live.t
+TESTS += tests/analyze.t tests/live.t
 dist_check_SCRIPTS += tests/analyze.t tests/live.t
 EXTRA_DIST += tests/lsan.supp
 # --- end text format, offline sources and analyze ---
@@ -117,3 +114,16 @@ TESTS += tests/test_source_tracefs
 tests_test_source_tracefs_SOURCES = tests/test_source_tracefs.c
 tests_test_source_tracefs_LDADD = $(IMB_TRACEFS_LIBS) -lpthread -lm
 # --- end live tracefs source ---
+
+# --- trace.dat source tests ---
+check_PROGRAMS += tests/test_source_tracedat
+tests_test_source_tracedat_SOURCES = tests/test_source_tracedat.c tests/tap.h
+tests_test_source_tracedat_LDADD = $(IMB_SRC_LIBS) -lm
+TESTS += tests/test_source_tracedat tests/fuzz-tracedat.t
+dist_check_SCRIPTS += tests/fuzz-tracedat.t tests/fuzz.sh
+EXTRA_DIST += tests/fuzz_tracedat.c
+clean-local: clean-local-fuzz-tracedat
+clean-local-fuzz-tracedat:
+	rm -rf tests/fuzz-tracedat.dir
+.PHONY: clean-local-fuzz-tracedat
+# --- end trace.dat source tests ---

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * config.h - the daemon's configuration: every key, its default, and the
+ * conf.h - the daemon's configuration: every key, its default, and the
  * file parser (/etc/imbalanced/imbalanced.conf, `key = value` lines).
  *
  * All defaults and resource bounds live in config_defaults(); command-line
  * flags override the file; SIGHUP re-reads the file.
  */
-#ifndef IMB_CONFIG_H
-#define IMB_CONFIG_H
+#ifndef IMB_CONF_H
+#define IMB_CONF_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -75,4 +75,4 @@ int config_set(struct config *c, const char *key, const char *value, char *err);
 /** config_write - every key with its current value, as a config file */
 void config_write(const struct config *c, FILE *f);
 
-#endif /* IMB_CONFIG_H */
+#endif /* IMB_CONF_H */

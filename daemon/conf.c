@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * config.c - every configuration key, its default and its parser
- * (config.h).  One table describes each key once: its name, type, where
+ * conf.c - every configuration key, its default and its parser
+ * (conf.h).  One table describes each key once: its name, type, where
  * it lives in struct config, its bounds and its help text, so the file
  * parser, the command line, the shipped example file and the man page
  * cannot disagree.
@@ -13,7 +13,7 @@
 
 #include "analyzers/pipeline.h"
 #include "daemon/cli.h"
-#include "daemon/config.h"
+#include "daemon/conf.h"
 
 enum key_type { K_UINT, K_NS, K_PCT, K_BOOL, K_STR, K_SOURCE, K_GROUP_BY };
 
