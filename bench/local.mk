@@ -26,3 +26,7 @@ bench_tracedat_plain_loop_SOURCES = bench/tracedat-plain-loop.c
 bench_tracedat_plain_loop_CPPFLAGS = $(AM_CPPFLAGS) $(TRACECMD_CFLAGS) $(TRACEEVENT_CFLAGS)
 bench_tracedat_plain_loop_LDADD = $(TRACECMD_LIBS) $(TRACEEVENT_LIBS)
 # --- end trace.dat baseline ---
+
+# --- analyze speed (integrator) ---
+EXTRA_DIST += bench/analyze-speed.sh
+# --- end analyze speed ---

@@ -100,8 +100,8 @@ clean-local-fuzz-text:
 # --- end text event format tests ---
 
 # --- text format, offline sources and analyze (integrator) ---
-TESTS += tests/analyze.t tests/live.t
-dist_check_SCRIPTS += tests/analyze.t tests/live.t
+TESTS += tests/analyze.t tests/live.t tests/bench-analyze-speed.t
+dist_check_SCRIPTS += tests/analyze.t tests/live.t tests/bench-analyze-speed.t
 EXTRA_DIST += tests/lsan.supp
 # --- end text format, offline sources and analyze ---
 

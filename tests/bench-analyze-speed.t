@@ -1,0 +1,14 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bench-analyze-speed.t - the analyze speed benchmark runs and prints its
+# figures (quick mode, on the bundled fixture), so it never rots.
+out=$(IMBALANCED=${IMBALANCED:-./imbalanced} PLAIN_LOOP=${top_builddir:-.}/bench/tracedat-plain-loop \
+	BENCH_DIR=$(mktemp -d) sh "${top_srcdir:-.}/bench/analyze-speed.sh" --quick 2>&1)
+rc=$?
+echo "$out" | sed 's/^/# /'
+echo "$out" | grep -q 'M events/s' && echo "$out" | grep -q 'trace-cmd report .*x faster' &&
+	echo "$out" | grep -q 'peak RSS'
+ok=$?
+[ $rc = 0 ] && [ $ok = 0 ] && echo "ok 1 - bench/analyze-speed.sh --quick prints events/s, ratios and RSS" ||
+	echo "not ok 1 - bench/analyze-speed.sh --quick prints events/s, ratios and RSS"
+echo "1..1"
