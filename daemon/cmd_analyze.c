@@ -17,6 +17,7 @@
 #include "daemon/cli.h"
 #include "daemon/report.h"
 #include "daemon/source.h"
+#include "daemon/store.h"
 #include "daemon/topology.h"
 
 struct analyze_opts {
@@ -133,7 +134,37 @@ struct analyze_run {
 	struct source_info info;
 	struct pipeline *p;
 	struct imb_window *summary;
+	struct store *store;	/* --db: windows go there as they close */
+	int64_t run_id;		/* 0 until the first window */
+	int store_rc;
+	uint64_t window_ns;
 };
+
+static bool file_is_text_name(const char *path);
+
+/* --db: each closed window into the store; the run row at the first one. */
+static void store_window(struct imb_window *w, void *ctx)
+{
+	struct analyze_run *r = ctx;
+
+	if (!r->store_rc && !r->run_id) {
+		struct store_run_info ri = {
+			.started_ns = w->t_start_ns,
+			.source = file_is_text_name(r->path) ? "text" : "trace.dat",
+			.host = r->path,	/* offline: the file analysed */
+			.kernel = "",
+			.nr_cpus = (uint32_t)w->nr_cpus,
+			.window_ns = r->window_ns,
+		};
+
+		r->run_id = store_run_begin(r->store, &ri);
+		if (r->run_id < 0)
+			r->store_rc = -EIO;
+	}
+	if (!r->store_rc && store_window_commit(r->store, r->run_id, w))
+		r->store_rc = -EIO;
+	imb_window_free(w);
+}
 
 static int feed_event(const struct imb_event *ev, void *ctx)
 {
@@ -211,6 +242,11 @@ static int load_tgids(struct pipeline *p, const char *path, const char *explicit
 	}
 	fclose(f);
 	return rc;
+}
+
+static bool file_is_text_name(const char *path)
+{
+	return !strcmp(path, "-") || source_text_sniff(path);
 }
 
 static bool file_is_text(const char *path)
@@ -367,7 +403,18 @@ int cmd_analyze(int argc, char **argv)
 		int e;
 
 		r->path = argv[optind + i];
-		r->p = pipeline_new(&o.cfg, &o.mopts, NULL, NULL);
+		r->window_ns = o.cfg.window_ns;
+		if (o.db) {
+			const char *serr = NULL;
+
+			r->store = store_open(o.db, NULL, &serr);
+			if (!r->store) {
+				fprintf(stderr, "imbalanced: %s: %s\n", o.db, serr ? serr : strerror(errno));
+				rc = CLI_EXIT_USAGE;
+				goto out;
+			}
+		}
+		r->p = pipeline_new(&o.cfg, &o.mopts, o.db ? store_window : NULL, r);
 		if (!r->p) {
 			fprintf(stderr, "imbalanced: %s: out of memory\n", r->path);
 			rc = CLI_EXIT_USAGE;
@@ -392,6 +439,11 @@ int cmd_analyze(int argc, char **argv)
 		r->summary = pipeline_finish(r->p);
 		if (!r->summary) {
 			fprintf(stderr, "imbalanced: %s: out of memory\n", r->path);
+			rc = CLI_EXIT_USAGE;
+			goto out;
+		}
+		if (r->store_rc) {
+			fprintf(stderr, "imbalanced: %s: %s\n", o.db, store_last_error(r->store));
 			rc = CLI_EXIT_USAGE;
 			goto out;
 		}
@@ -436,6 +488,7 @@ out:
 	for (int i = 0; i < nruns; i++) {
 		imb_window_free(runs[i].summary);
 		pipeline_free(runs[i].p);
+		store_close(runs[i].store);
 	}
 	free(runs);
 	free(rr);

@@ -3,4 +3,8 @@
 
 # --- fleet monitoring examples (owner: store/http) ---
 dist_doc_DATA += doc/grafana-dashboard.json doc/prometheus-alerts.yml
+
+# --- the text event format (integrator) ---
+dist_doc_DATA += doc/event-format.md
+# --- end text event format ---
 # --- end fleet monitoring examples ---
