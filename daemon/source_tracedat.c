@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -117,6 +118,9 @@ struct td {
 	int max_cpu;
 	int cb_rc;
 	uint64_t switches;
+	/* events before the first switch, held back: no output on -ENODATA */
+	struct imb_event *pend;
+	size_t npend, cap;
 	char *err;
 };
 
@@ -223,6 +227,30 @@ static int td_emit(struct td *t, struct imb_event *e)
 	t->last_ts = e->ts_ns;
 	if (e->cpu > t->max_cpu)
 		t->max_cpu = e->cpu;
+	if (!t->switches) {
+		if (t->npend == t->cap) {
+			size_t cap = t->cap ? t->cap * 2 : 256;
+			struct imb_event *p = realloc(t->pend, cap * sizeof(*p));
+
+			if (!p) {
+				t->cb_rc = -ENOMEM;
+				return -1;
+			}
+			t->pend = p;
+			t->cap = cap;
+		}
+		t->pend[t->npend++] = *e;
+		return 0;
+	}
+	for (size_t i = 0; i < t->npend; i++) {
+		t->info->events++;
+		rc = t->fn(&t->pend[i], t->ctx);
+		if (rc < 0) {
+			t->cb_rc = rc;
+			return -1;
+		}
+	}
+	t->npend = 0;
 	t->info->events++;
 	rc = t->fn(e, t->ctx);
 	if (rc < 0) {
@@ -460,6 +488,7 @@ static int td_read_inproc(const char *path, imb_event_fn fn, void *ctx,
 		rc = -ENODATA;
 	}
 out:
+	free(t.pend);
 	tracecmd_close(t.h);
 	return rc;
 }

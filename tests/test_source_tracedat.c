@@ -123,14 +123,21 @@ static int report_counts(const char *path, uint64_t *cnt, struct rsw *sw)
 	return pclose(p) == 0 ? 0 : -1;
 }
 
+/*
+ * trace-cmd's state letter -> the low byte of prev_state.  trace-cmd's
+ * sched_switch plugin prints bit i as "SDTtZX..."[i]: Z and X swapped
+ * against the kernel's own print fmt (0x10 X, 0x20 Z); we deliver the raw
+ * kernel value, so map with the plugin's letters.
+ */
 static int state_bits(const char *s)
 {
-	if (!strcmp(s, "R"))
+	static const char letters[] = "SDTtZX";
+
+	if (s[0] == 'R')
 		return 0;
-	if (!strcmp(s, "S"))
-		return 1;
-	if (!strcmp(s, "D"))
-		return 2;
+	for (int i = 0; letters[i]; i++)
+		if (s[0] == letters[i])
+			return 1 << i;
 	return -1;
 }
 
@@ -162,7 +169,7 @@ static void check_fixture(const char *dir, const char *name)
 
 		ok(!strcmp(e->sw.prev_comm, sw[i].prev_comm) && e->sw.prev_pid == sw[i].prev_pid &&
 		   e->sw.prev_prio == sw[i].prev_prio &&
-		   (int)e->sw.prev_state == state_bits(sw[i].state) &&
+		   (int)(e->sw.prev_state & 0xff) == state_bits(sw[i].state) &&
 		   !strcmp(e->sw.next_comm, sw[i].next_comm) && e->sw.next_pid == sw[i].next_pid &&
 		   e->sw.next_prio == sw[i].next_prio,
 		   "%s: switch %d %s:%d [%d] %u ==> %s:%d [%d] matches the report", name, i,
@@ -256,18 +263,20 @@ int main(void)
 	is_int(rc, -EINVAL, "empty file: -EINVAL (%s)", err);
 
 	/*
-	 * Cut at every 1/64 of the file and at 200 pseudo-random offsets:
-	 * either an error with a reason and no events, or a truncated read
-	 * whose events are in order and no more than the whole file has.
+	 * Cut at every 1/64 of the file and at 200 pseudo-random offsets in
+	 * its last 1/16 (the event data is at the end, after ~1 MB of
+	 * headers): either an error with a reason and no events, or a read
+	 * whose events are in order and no more than the whole file has;
+	 * flagged truncated unless every event survived.
 	 */
 	srand(12345);
 	for (int i = 1; i < 64 + 200; i++) {
-		size_t at = i < 64 ? len * (size_t)i / 64 : (size_t)rand() % len;
+		size_t at = i < 64 ? len * (size_t)i / 64 : len - 1 - (size_t)rand() % (len / 16);
 
 		write_copy(cut, buf, at);
 		rc = read_acc(cut, &a, &info, err);
-		if (rc == 0 && info.truncated && a.monotonic && a.n <= full.n && a.n > 0 &&
-		    info.warning[0])
+		if (rc == 0 && a.monotonic && a.n <= full.n && a.n > 0 &&
+		    (a.n == full.n || (info.truncated && info.warning[0])))
 			trunc_ok++;
 		else if (rc < 0 && err[0] && a.n == 0)
 			err_ok++;
@@ -278,14 +287,23 @@ int main(void)
 		}
 	}
 	is_int(bad_cut, 0, "263 cuts: %d read up to the cut, %d clean errors", trunc_ok, err_ok);
-	ok(trunc_ok > 100, "most cuts fall inside event data and are read up to the cut");
+	ok(trunc_ok >= 50, "cuts inside the event data are read up to the cut (%d)", trunc_ok);
 
-	/* a cut at the last byte of the data: nearly everything survives */
-	write_copy(cut, buf, len - 1);
-	rc = read_acc(cut, &a, &info, err);
-	ok(rc == 0 && info.truncated, "cut 1 byte short: truncated read (%s)", info.warning);
-	ok(strstr(info.warning, "cut off") != NULL, "cut 1 byte short: warning '%s'",
-	   info.warning);
+	/* walking back from the end, the first cut that loses events */
+	{
+		size_t at = len;
+
+		do {
+			at -= 512;
+			write_copy(cut, buf, at);
+			rc = read_acc(cut, &a, &info, err);
+		} while (at > len / 2 && rc == 0 && a.n == full.n);
+		ok(rc == 0 && info.truncated && a.n > 0 && a.n < full.n,
+		   "cut at %zu: %llu of %llu events, truncated (%s)", at,
+		   (unsigned long long)a.n, (unsigned long long)full.n, err);
+		ok(strstr(info.warning, "cut off") != NULL, "cut at %zu: warning '%s'", at,
+		   info.warning);
+	}
 
 	/* flipped bytes: 300 single-byte flips anywhere, nothing may crash */
 	{
