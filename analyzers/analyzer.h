@@ -57,6 +57,13 @@ struct finding_list {
  */
 struct imb_finding *finding_list_add(struct finding_list *l, const struct imb_finding *f);
 
+/**
+ * analyzer_job_key - the job a task belongs to under cfg->group_by:
+ * "process:TGID", "comm:NAME" or "cgroup:ID" into @key, its kind into @kind
+ */
+void analyzer_job_key(const struct analyzer_config *cfg, const struct model *m,
+		      const struct model_task *t, char *key, size_t len, char *kind, size_t klen);
+
 struct analyzer_ops {
 	const char *name;
 	/* returns private state or NULL on ENOMEM */

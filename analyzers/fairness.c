@@ -56,28 +56,19 @@ static void fair_destroy(void *state)
 	free(s);
 }
 
-/*
- * The job a task row belongs to, keyed as the pipeline keys its jobs
- * (pipeline.c job_key(); a shared pipeline_job_key() would remove the copy).
- */
+/* The job a task row belongs to, keyed as the pipeline keys its jobs. */
 static void fair_task_key(const struct fair_state *s, const struct model *m,
 			  const struct imb_task_sample *ts, char *key, size_t len)
 {
-	const struct model_task *t;
+	const struct model_task *t = model_task_find(m, ts->pid);
+	char kind[12];
 
-	if (s->cfg.group_by == ANALYZER_GROUP_COMM) {
+	if (t)
+		analyzer_job_key(&s->cfg, m, t, key, len, kind, sizeof(kind));
+	else if (s->cfg.group_by == ANALYZER_GROUP_COMM)
 		snprintf(key, len, "comm:%s", ts->comm);
-		return;
-	}
-	if (s->cfg.group_by == ANALYZER_GROUP_CGROUP) {
-		t = model_task_find(m, ts->pid);
-		if (t && t->cgroup) {
-			snprintf(key, len, "cgroup:%llu", (unsigned long long)t->cgroup);
-			return;
-		}
-	}
-	t = model_task_find(m, ts->pid);
-	snprintf(key, len, "process:%d", t ? model_task_job_pid(m, t) : ts->tgid ? ts->tgid : ts->pid);
+	else
+		snprintf(key, len, "process:%d", ts->tgid ? ts->tgid : ts->pid);
 }
 
 static struct fair_job *fair_job_get(struct fair_state *s, const char *key)

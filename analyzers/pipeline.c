@@ -226,8 +226,8 @@ static int window_fairness(struct pipeline *p, uint64_t len_ns)
 	return 0;
 }
 
-static void job_key(const struct analyzer_config *cfg, const struct model *m,
-		    const struct model_task *t, char *key, size_t len, char *kind, size_t klen)
+void analyzer_job_key(const struct analyzer_config *cfg, const struct model *m,
+		      const struct model_task *t, char *key, size_t len, char *kind, size_t klen)
 {
 	if (cfg->group_by == ANALYZER_GROUP_COMM) {
 		snprintf(key, len, "comm:%s", t->comm);
@@ -265,7 +265,7 @@ static int jobs_build(const struct analyzer_config *cfg, const struct model *m,
 		char key[64], kind[12];
 		size_t j;
 
-		job_key(cfg, m, src[i], key, sizeof(key), kind, sizeof(kind));
+		analyzer_job_key(cfg, m, src[i], key, sizeof(key), kind, sizeof(kind));
 		for (j = 0; j < nj; j++)
 			if (!strcmp(jobs[j].key, key))
 				break;

@@ -55,6 +55,11 @@ static void analyze_usage(FILE *f)
 		"  --imbalance-pct N      load balancer imbalance_pct (default 117)\n"
 		"  --drift-threshold PCT  vruntime rate difference finding (default 10)\n"
 		"  --pingpong DURATION    A->B->A within this is ping-pong (default 100ms)\n"
+		"  --pingpong-min N       ping-pongs of one task for a finding (default 3)\n"
+		"  --migration-min N      balancer migrations before their spread is judged (default 10)\n"
+		"  --concentration-threshold PCT  share of migrations on one task (default 50)\n"
+		"  --overload-min DURATION        overloaded this long for a finding (default 2s)\n"
+		"  --overload-min-fraction PCT    a window is overloaded above this (default 25)\n"
 		"  --fail-on SEVERITY     exit 1 when a finding reaches info|warning|critical\n"
 		"  --top N                tasks in the text report (default 20)\n"
 		"  --dump-events          write the events in the text format and exit\n"
@@ -69,7 +74,7 @@ static void analyze_usage(FILE *f)
 enum {
 	OPT_JSON = 256, OPT_DB, OPT_WINDOW, OPT_CAPACITY, OPT_TOPOLOGY, OPT_GROUP_BY,
 	OPT_UNFAIR, OPT_UNFAIR_MIN, OPT_IMB_PCT, OPT_DRIFT, OPT_PINGPONG, OPT_FAIL_ON, OPT_TOP,
-	OPT_DUMP, OPT_TGIDS,
+	OPT_DUMP, OPT_TGIDS, OPT_PP_MIN, OPT_MIG_MIN, OPT_CONC, OPT_OVL_MIN, OPT_OVL_FRAC,
 };
 
 static const struct option analyze_longopts[] = {
@@ -88,6 +93,11 @@ static const struct option analyze_longopts[] = {
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "dump-events", no_argument, NULL, OPT_DUMP },
 	{ "tgids", required_argument, NULL, OPT_TGIDS },
+	{ "pingpong-min", required_argument, NULL, OPT_PP_MIN },
+	{ "migration-min", required_argument, NULL, OPT_MIG_MIN },
+	{ "concentration-threshold", required_argument, NULL, OPT_CONC },
+	{ "overload-min", required_argument, NULL, OPT_OVL_MIN },
+	{ "overload-min-fraction", required_argument, NULL, OPT_OVL_FRAC },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -343,6 +353,30 @@ int cmd_analyze(int argc, char **argv)
 			break;
 		case OPT_TGIDS:
 			o.tgids = optarg;
+			break;
+		case OPT_PP_MIN:
+			if (parse_uint(optarg, 1000000, &v) || !v)
+				return bad_value("pingpong-min", optarg, "want 1..1000000");
+			o.cfg.pingpong_min = (unsigned int)v;
+			break;
+		case OPT_MIG_MIN:
+			if (parse_uint(optarg, 1000000, &v) || !v)
+				return bad_value("migration-min", optarg, "want 1..1000000");
+			o.cfg.migration_min = (unsigned int)v;
+			break;
+		case OPT_CONC:
+			if (parse_pct(optarg, &o.cfg.concentration_threshold))
+				return bad_value("concentration-threshold", optarg,
+						 "want a percentage 0..100");
+			break;
+		case OPT_OVL_MIN:
+			if (cli_parse_ns(optarg, 1000000000ull, &o.cfg.overload_min_ns))
+				return bad_value("overload-min", optarg, "want a duration");
+			break;
+		case OPT_OVL_FRAC:
+			if (parse_pct(optarg, &o.cfg.overload_min_fraction))
+				return bad_value("overload-min-fraction", optarg,
+						 "want a percentage 0..100");
 			break;
 		case 'v':
 			o.verbose = true;
