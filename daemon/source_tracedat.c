@@ -38,6 +38,7 @@ enum td_ev {
 };
 
 #define TD_MAX_BUFFERS 16
+#define TD_MAX_PENDING (1 << 20)	/* events held back before the first switch */
 
 /* Up to this many fields per event, in the order of the names below. */
 #define TD_MAX_FIELDS 10
@@ -228,6 +229,13 @@ static int td_emit(struct td *t, struct imb_event *e)
 	if (e->cpu > t->max_cpu)
 		t->max_cpu = e->cpu;
 	if (!t->switches) {
+		/* bounded: a trace this long without a switch has none */
+		if (t->npend >= TD_MAX_PENDING) {
+			td_err(t->err, "no sched_switch in the first %d events: record with "
+			       "sched:sched_switch enabled", TD_MAX_PENDING);
+			t->cb_rc = -ENODATA;
+			return -1;
+		}
 		if (t->npend == t->cap) {
 			size_t cap = t->cap ? t->cap * 2 : 256;
 			struct imb_event *p = realloc(t->pend, cap * sizeof(*p));
@@ -475,7 +483,8 @@ static int td_read_inproc(const char *path, imb_event_fn fn, void *ctx,
 	}
 	if (t.cb_rc) {
 		rc = t.cb_rc;
-		td_err(err, "%s", strerror(-rc));
+		if (!err[0])
+			td_err(err, "%s", strerror(-rc));
 		goto out;
 	}
 	info->nr_cpus = cpus > t.max_cpu + 1 ? cpus : t.max_cpu + 1;

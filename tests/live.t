@@ -29,6 +29,18 @@ ok() {
 		fail=1
 	fi
 }
+# wait_ready ERRFILE: until the daemon logs that it runs (start-up parses
+# event formats and loads BPF: seconds under the sanitizers)
+wait_ready() {
+	i=0
+	while [ $i -lt 600 ]; do
+		grep -q 'imbalanced: running:' "$1" 2>/dev/null && return 0
+		kill -0 "$daemon" 2>/dev/null || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
 skip_all() {
 	echo "1..0 # SKIP $1"
 	exit 0
@@ -53,11 +65,14 @@ ok $? "check: reports the running kernel $uname_r"
 # run_hogs SOURCE: the daemon with 3 busy threads for 8 s in the middle
 run_hogs() {
 	src=$1
-	"$IMB" run --source "$src" --listen '' --db '' --window 1000 --duration 12 \
-		--report "$T/$src.json" -q 2>"$T/$src.err" &
+	"$IMB" run --source "$src" --listen '' --db '' --window 1000 \
+		--report "$T/$src.json" 2>"$T/$src.err" &
 	daemon=$!
-	sleep 2
+	wait_ready "$T/$src.err" || { echo "# daemon did not start: $(cat "$T/$src.err")"; return 1; }
+	sleep 1
 	"$HOGS" --threads 3 --seconds 8 --json >"$T/$src.truth.json"
+	sleep 1
+	kill -TERM "$daemon"
 	wait "$daemon"
 	rc=$?
 	daemon=
@@ -86,7 +101,7 @@ EOF
 
 for src in bpf tracefs; do
 	run_hogs "$src"
-	ok $? "run --source $src: clean exit after --duration"
+	ok $? "run --source $src: clean exit on SIGTERM, report written"
 	compare "$src"
 	ok $? "run --source $src: every hog thread's CPU time within 2 % of its own clock"
 done
@@ -100,13 +115,17 @@ echo "# CPU util_avg engine vs kernel: median abs error $med of 1024 over $sampl
 [ "$samples" -gt 100 ] && [ "$med" -le 51 ]
 ok $? "run --source bpf: CPU util_avg median error <= 51 (LISA's 5 %) ($med)"
 
+"$IMB" run --listen '' --db '' --duration 2 -q 2>"$T/dur.err"
+ok $? "run --duration 2 stops by itself with status 0"
+
 # --- SIGTERM mid-run: clean exit within 1 s, nothing left behind ---------
 before_clock=$(cat /sys/kernel/tracing/trace_clock)
 before_events=$(cat /sys/kernel/tracing/set_event | sort | tr '\n' ' ')
 for src in bpf tracefs; do
-	"$IMB" run --source "$src" --listen '' --db '' -q 2>"$T/term-$src.err" &
+	"$IMB" run --source "$src" --listen '' --db '' 2>"$T/term-$src.err" &
 	daemon=$!
-	sleep 3
+	wait_ready "$T/term-$src.err"
+	sleep 2
 	t0=$(date +%s%N)
 	kill -TERM "$daemon"
 	wait "$daemon"
@@ -128,9 +147,10 @@ done
 ok $? "the top-level tracefs settings are as they were"
 
 # --- a burst of 5,000 short-lived processes -------------------------------
-"$IMB" run --source bpf --listen '' --db '' --window 500 -q 2>"$T/burst.err" &
+"$IMB" run --source bpf --listen '' --db '' --window 500 2>"$T/burst.err" &
 daemon=$!
-sleep 3
+wait_ready "$T/burst.err"
+sleep 2
 rss() { sed -n 's/^VmRSS:[^0-9]*\([0-9]*\).*/\1/p' "/proc/$daemon/status"; }
 base=$(rss)
 (
