@@ -1332,6 +1332,14 @@ struct http_server *http_start(const struct http_opts *opts, struct http_backend
 		errno = EINVAL;
 		return NULL;
 	}
+	if (!backend->snap) {
+		/* serve: fail now, with the reason, rather than 503 forever */
+		struct store_reader *r = store_reader_open(backend->db_path, err);
+
+		if (!r)
+			return NULL;	/* errno and *err set by the store */
+		store_reader_close(r);
+	}
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		*err = "out of memory";

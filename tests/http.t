@@ -203,6 +203,12 @@ check "serve: findings counter from the store" grep -q '^imbalanced_findings_tot
 bad 503 "serve: no event stream" "$S/api/v1/stream"
 check "serve: dashboard served" test "$(code $S/)" = 200
 
+"$FEEDER" --serve "$TMPD/missing.db" >/dev/null 2>"$TMPD/missing.err"
+ok $([ $? -ne 0 ] && grep -q 'no such database' "$TMPD/missing.err"; echo $?) "serve refuses a missing database with a reason"
+printf 'not a database, just text\n' >"$TMPD/junk.db"
+"$FEEDER" --serve "$TMPD/junk.db" >/dev/null 2>"$TMPD/junk.err"
+ok $([ $? -ne 0 ] && grep -q 'not a database' "$TMPD/junk.err"; echo $?) "serve refuses a file that is not a database"
+check "HEAD is answered without a body" sh -c "curl -s -I $S/api/v1/cpus | head -1 | grep -q ' 200'"
 "$FEEDER" --make-db "$TMPD/empty.db" --windows 0
 start_feeder empty --serve "$TMPD/empty.db"
 bad 503 "no window yet" "http://127.0.0.1:$PORT_empty/api/v1/cpus"
