@@ -28,5 +28,5 @@ bench_tracedat_plain_loop_LDADD = $(TRACECMD_LIBS) $(TRACEEVENT_LIBS)
 # --- end trace.dat baseline ---
 
 # --- analyze speed (integrator) ---
-EXTRA_DIST += bench/analyze-speed.sh
+EXTRA_DIST += bench/analyze-speed.sh bench/pelt-accuracy.sh bench/live-overhead.sh
 # --- end analyze speed ---

@@ -100,8 +100,10 @@ clean-local-fuzz-text:
 # --- end text event format tests ---
 
 # --- text format, offline sources and analyze (integrator) ---
-TESTS += tests/analyze.t tests/live.t tests/bench-analyze-speed.t
-dist_check_SCRIPTS += tests/analyze.t tests/live.t tests/bench-analyze-speed.t
+TESTS += tests/analyze.t tests/live.t tests/bench-analyze-speed.t \
+	tests/bench-pelt-accuracy.t tests/bench-live-overhead.t
+dist_check_SCRIPTS += tests/analyze.t tests/live.t tests/bench-analyze-speed.t \
+	tests/bench-pelt-accuracy.t tests/bench-live-overhead.t
 EXTRA_DIST += tests/lsan.supp
 # --- end text format, offline sources and analyze ---
 
