@@ -240,12 +240,12 @@ static int load_tgids(struct pipeline *p, const char *path, const char *explicit
 		while (*end == ' ' || *end == '\t' || *end == '\n')
 			end++;
 		if (pid <= 0 || tgid <= 0 || pid > INT32_MAX || tgid > INT32_MAX || *end) {
-			snprintf(err, SOURCE_ERR_LEN, "%s: line %d: want 'PID TGID'", *used, lineno);
+			snprintf(err, SOURCE_ERR_LEN, "%.180s: line %d: want 'PID TGID'", *used, lineno);
 			rc = -EINVAL;
 			break;
 		}
 		if (pipeline_tgid_hint(p, (int32_t)pid, (int32_t)tgid)) {
-			snprintf(err, SOURCE_ERR_LEN, "%s: out of memory", *used);
+			snprintf(err, SOURCE_ERR_LEN, "%.200s: out of memory", *used);
 			rc = -ENOMEM;
 			break;
 		}

@@ -102,7 +102,7 @@ static int rt_config_read(const struct runtime_opts *o, struct config *c, char *
 	config_defaults(c);
 	rc = config_load(c, o->config_path, o->config_missing_ok, kerr);
 	if (rc) {
-		snprintf(err, 256, "%s: %s", o->config_path, kerr);
+		snprintf(err, 256, "%.100s: %.150s", o->config_path, kerr);
 		return rc;
 	}
 	for (int i = 0; i < o->nr_overrides; i++) {
@@ -230,7 +230,7 @@ static int rt_store_open(struct runtime *rt, char *err)
 		return 0;
 	rt->store = store_open(rt->cfg.db, &so, &serr);
 	if (!rt->store) {
-		snprintf(err, 256, "%s: %s", rt->cfg.db, serr ? serr : strerror(errno));
+		snprintf(err, 256, "%.120s: %.120s", rt->cfg.db, serr ? serr : strerror(errno));
 		return -EIO;
 	}
 	return 0;
@@ -250,7 +250,7 @@ static int rt_store_run_begin(struct runtime *rt, char *err)
 		return 0;
 	rt->run_id = store_run_begin(rt->store, &ri);
 	if (rt->run_id < 0) {
-		snprintf(err, 256, "%s: %s", rt->cfg.db, store_last_error(rt->store));
+		snprintf(err, 256, "%.120s: %.120s", rt->cfg.db, store_last_error(rt->store));
 		return -EIO;
 	}
 	return 0;
@@ -387,7 +387,7 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 		return rc;
 	hostinfo_probe(&rt.host);
 	if (!rt.host.live_ok) {
-		snprintf(err, 256, "live mode cannot run here: %s", rt.host.reason);
+		snprintf(err, 256, "live mode cannot run here: %.200s", rt.host.reason);
 		return -ENOTSUP;
 	}
 
@@ -424,7 +424,7 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 	}
 	memset(&si, 0, sizeof(si));
 	snprintf(si.source, sizeof(si.source), "%s", rt.source_name);
-	snprintf(si.kernel, sizeof(si.kernel), "%s", rt.host.kernel);
+	snprintf(si.kernel, sizeof(si.kernel), "%.63s", rt.host.kernel);
 	gethostname(si.host, sizeof(si.host) - 1);
 	si.nr_cpus = (uint32_t)rt.host.nr_cpus;
 	si.window_ns = rt.cfg.analyzer.window_ns;
