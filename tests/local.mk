@@ -104,7 +104,9 @@ TESTS += tests/analyze.t tests/live.t tests/bench-analyze-speed.t \
 	tests/bench-pelt-accuracy.t tests/bench-live-overhead.t
 dist_check_SCRIPTS += tests/analyze.t tests/live.t tests/bench-analyze-speed.t \
 	tests/bench-pelt-accuracy.t tests/bench-live-overhead.t
-EXTRA_DIST += tests/lsan.supp
+EXTRA_DIST += tests/lsan.supp tests/fixtures/no-switch.dat \
+	tests/fixtures/hogs3on2.tgids tests/fixtures/hogs2on2.tgids \
+	tests/fixtures/hogs-periodic.tgids tests/fixtures/rtapp-periodic.tgids
 # --- end text format, offline sources and analyze ---
 
 # --- live tracefs source (owner: tracefs source) ---
