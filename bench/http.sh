@@ -39,7 +39,7 @@ if [ -z "$url" ]; then
 	"$feeder" --interval-ms 1000 --cpus 2 --tasks 500 >"$tmp/port" 2>"$tmp/err" &
 	fpid=$!
 	i=0
-	while [ $i -lt 100 ] && ! grep -q '^port' "$tmp/port"; do sleep 0.05; i=$((i + 1)); done
+	while [ $i -lt 100 ] && ! grep -q '^port' "$tmp/port" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
 	url="http://127.0.0.1:$(awk '{print $2}' "$tmp/port")"
 	sleep 1.2
 fi
