@@ -121,7 +121,9 @@ ok $? "run --duration 2 stops by itself with status 0"
 # --- SIGTERM mid-run: clean exit within 1 s, nothing left behind ---------
 before_clock=$(cat /sys/kernel/tracing/trace_clock)
 before_events=$(cat /sys/kernel/tracing/set_event | sort | tr '\n' ' ')
+progs() { bpftool prog show 2>/dev/null | grep -c ' name imb_'; }
 for src in bpf tracefs; do
+	progs_before=$(progs)
 	"$IMB" run --source "$src" --listen '' --db '' 2>"$T/term-$src.err" &
 	daemon=$!
 	wait_ready "$T/term-$src.err"
@@ -135,9 +137,9 @@ for src in bpf tracefs; do
 	ms=$(( (t1 - t0) / 1000000 ))
 	[ "$rc" = 0 ] && [ "$ms" -lt 1000 ]
 	ok $? "run --source $src: SIGTERM exits 0 within 1 s (${ms} ms, status $rc)"
-	left=$(bpftool prog show 2>/dev/null | grep -c ' name imb_')
-	[ "$left" = 0 ]
-	ok $? "run --source $src: no BPF program of ours left attached ($left)"
+	left=$(progs)
+	[ "$left" = "$progs_before" ]
+	ok $? "run --source $src: no BPF program of ours left attached ($left before and after: $progs_before)"
 	ls /sys/kernel/tracing/instances | grep -q '^imbalanced-'
 	[ $? != 0 ]
 	ok $? "run --source $src: no tracefs instance of ours left"
