@@ -119,6 +119,9 @@ struct td {
 	int max_cpu;
 	int cb_rc;
 	uint64_t switches;
+	bool native;		/* the file's byte order is the host's */
+	int8_t *type_map;	/* tep event id -> enum td_ev, -1 none */
+	int type_max;
 	/* events before the first switch, held back: no output on -ENODATA */
 	struct imb_event *pend;
 	size_t npend, cap;
@@ -180,11 +183,38 @@ static bool fld_ok(const struct td_field *f, const struct tep_record *r)
 
 static int64_t fld_num(const struct td *t, const struct td_field *f, const struct tep_record *r)
 {
+	const char *p;
 	uint64_t v;
 
 	if (!fld_ok(f, r) || f->size > 8)
 		return 0;
-	v = tep_read_number(t->tep, (const char *)r->data + f->offset, f->size);
+	p = (const char *)r->data + f->offset;
+	if (t->native) {
+		/* the file's byte order is ours: a plain load */
+		switch (f->size) {
+		case 1:
+			return *(const int8_t *)p;
+		case 2: {
+			int16_t x;
+
+			memcpy(&x, p, 2);
+			return x;
+		}
+		case 4: {
+			int32_t x;
+
+			memcpy(&x, p, 4);
+			return x;
+		}
+		case 8: {
+			int64_t x;
+
+			memcpy(&x, p, 8);
+			return x;
+		}
+		}
+	}
+	v = tep_read_number(t->tep, p, f->size);
 	/* sign-extend 4-byte fields (pids, cpus, prios are int) */
 	if (f->size == 4)
 		return (int32_t)(uint32_t)v;
@@ -288,10 +318,8 @@ static int td_record(struct tracecmd_input *h, struct tep_record *r, int cpu, vo
 			return -1;
 	}
 	type = tep_data_type(t->tep, r);
-	for (i = 0; i < TD__COUNT; i++)
-		if (t->ev[i].id == type)
-			break;
-	if (i == TD__COUNT)
+	i = type >= 0 && type <= t->type_max ? t->type_map[type] : -1;
+	if (i < 0)
 		return 0;
 	f = t->ev[i].f;
 	memset(&e, 0, sizeof(e));
@@ -455,6 +483,21 @@ static int td_read_inproc(const char *path, imb_event_fn fn, void *ctx,
 	rc = td_resolve(&t);
 	if (rc)
 		goto out;
+	t.native = tep_is_file_bigendian(t.tep) == tep_is_local_bigendian(t.tep);
+	t.type_max = -1;
+	for (int k = 0; k < TD__COUNT; k++)
+		if (t.ev[k].id > t.type_max)
+			t.type_max = t.ev[k].id;
+	t.type_map = malloc((size_t)t.type_max + 1);
+	if (!t.type_map) {
+		td_err(err, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	memset(t.type_map, -1, (size_t)t.type_max + 1);
+	for (int k = 0; k < TD__COUNT; k++)
+		if (t.ev[k].id >= 0)
+			t.type_map[t.ev[k].id] = (int8_t)k;
 	clock = tracecmd_get_trace_clock(t.h);
 	if (clock)
 		snprintf(info->clock, sizeof(info->clock), "%s", clock);
@@ -497,6 +540,7 @@ static int td_read_inproc(const char *path, imb_event_fn fn, void *ctx,
 		rc = -ENODATA;
 	}
 out:
+	free(t.type_map);
 	free(t.pend);
 	tracecmd_close(t.h);
 	return rc;
