@@ -262,11 +262,24 @@ static void task_note(struct model_task *t, const char *comm, int prio, uint64_t
 	t->last_ns = ts;
 }
 
-static uint64_t pelt_now(const struct model_cpu *c, uint64_t ts)
+static void cpu_offset_bound(struct model_cpu *c, int64_t bound, uint64_t ts)
+{
+	if (!c->offset_ts || bound >= c->pelt_offset || ts - c->offset_ts > 4000000ull) {
+		c->pelt_offset = bound;
+		c->offset_ts = ts;
+	}
+}
+
+static uint64_t pelt_now(struct model_cpu *c, uint64_t ts)
 {
 	int64_t v = (int64_t)ts + c->pelt_offset;
+	uint64_t now = v < 0 ? 0 : (uint64_t)v;
 
-	return v < 0 ? 0 : (uint64_t)v;
+	/* a new offset estimate must not move the clock backwards */
+	if (now < c->pelt_last)
+		now = c->pelt_last;
+	c->pelt_last = now;
+	return now;
 }
 
 static unsigned long task_weight(const struct model_task *t)
@@ -334,7 +347,7 @@ static void cpu_pelt_update(struct model_cpu *c, uint64_t ts)
 /* Bring a task's entity up to @ts with its current state. */
 static void task_pelt_update(struct model *m, struct model_task *t, uint64_t ts)
 {
-	const struct model_cpu *c;
+	struct model_cpu *c;
 	bool on_rq;
 
 	if (!t->fair || !t->pelt_valid || t->cpu < 0 || t->cpu >= m->nr_cpus)
@@ -499,6 +512,42 @@ static void task_kill(struct model *m, struct model_task *t, uint64_t ts)
 	t->last_ns = ts;
 }
 
+/*
+ * Make sure @t is on CPU @cpu's run queue (running or queued) at @ts, for a
+ * switch that names it although the model has it elsewhere or asleep.  Its
+ * entity moves with it only when it changes CPU: a sleeping task stays
+ * attached to its CPU's run queue, as in the kernel.
+ */
+static void task_queue_here(struct model *m, struct model_task *t, int cpu, uint64_t ts)
+{
+	bool queued = t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED;
+	bool valid_cpu = t->cpu >= 0 && t->cpu < m->nr_cpus;
+
+	if (queued && t->cpu == cpu)
+		return;
+	task_account(t, ts);
+	if (queued) {
+		cpu_unqueue(m, t);
+		if (t->fair && t->pelt_valid && valid_cpu)
+			pelt_detach(&m->cpus[t->cpu].cfs, &t->avg);
+	} else if (t->cpu != cpu && t->fair && t->pelt_valid && valid_cpu) {
+		pelt_remove(&m->cpus[t->cpu].cfs, &t->avg);
+		t->pelt_valid = false;
+	}
+	if (t->cpu != cpu || !t->pelt_valid) {
+		bool keep = t->pelt_valid;
+
+		t->cpu = cpu;
+		if (keep)
+			pelt_attach(&m->cpus[cpu].cfs, &t->avg, task_weight(t));
+		else
+			task_pelt_attach(m, t, ts, false);
+	}
+	t->state = MODEL_TASK_QUEUED;
+	t->state_ns = ts;
+	cpu_enqueue(m, t);
+}
+
 static void ev_switch(struct model *m, const struct imb_event *ev)
 {
 	const struct imb_ev_switch *s = &ev->sw;
@@ -517,22 +566,8 @@ static void ev_switch(struct model *m, const struct imb_event *ev)
 		if (prev) {
 			task_note(prev, s->prev_comm, s->prev_prio, ts);
 			task_set_tgid(m, prev, s->prev_tgid);
-			if (prev->cpu != ev->cpu || (prev->state != MODEL_TASK_RUNNING &&
-						     prev->state != MODEL_TASK_QUEUED)) {
-				/* first sight, or the trace missed how it got here */
-				task_account(prev, ts);
-				if (prev->state == MODEL_TASK_RUNNING ||
-				    prev->state == MODEL_TASK_QUEUED) {
-					cpu_unqueue(m, prev);
-					if (prev->fair && prev->pelt_valid && prev->cpu >= 0 &&
-					    prev->cpu < m->nr_cpus)
-						pelt_detach(&m->cpus[prev->cpu].cfs, &prev->avg);
-				}
-				prev->cpu = ev->cpu;
-				prev->state = MODEL_TASK_QUEUED;
-				cpu_enqueue(m, prev);
-				task_pelt_attach(m, prev, ts, false);
-			}
+			/* first sight, or the trace missed how it got here */
+			task_queue_here(m, prev, ev->cpu, ts);
 			if (c->curr != prev->pid) {
 				/* it was running here although we did not see it start */
 				if (c->curr > 0)
@@ -555,7 +590,12 @@ static void ev_switch(struct model *m, const struct imb_event *ev)
 			}
 		}
 	}
-	if (c->curr > 0 && (!prev || c->curr != prev->pid))
+	/*
+	 * A task still current here that the switch does not name vanished
+	 * (see cpu_set_curr()) — unless it is the one switched in: a task
+	 * woken on this idle CPU was taken as running from its wake-up.
+	 */
+	if (c->curr > 0 && (!prev || c->curr != prev->pid) && c->curr != s->next_pid)
 		cpu_set_curr(m, c, NULL, ts);
 	c->curr = 0;
 	c->fair_curr = false;
@@ -571,21 +611,7 @@ static void ev_switch(struct model *m, const struct imb_event *ev)
 	task_set_tgid(m, next, s->next_tgid);
 	if (s->next_cgroup)
 		next->cgroup = s->next_cgroup;
-	task_account(next, ts);
-	if (next->cpu != ev->cpu || (next->state != MODEL_TASK_QUEUED &&
-				     next->state != MODEL_TASK_RUNNING)) {
-		if (next->state == MODEL_TASK_RUNNING || next->state == MODEL_TASK_QUEUED) {
-			cpu_unqueue(m, next);
-			if (next->fair && next->pelt_valid && next->cpu >= 0 &&
-			    next->cpu < m->nr_cpus)
-				pelt_detach(&m->cpus[next->cpu].cfs, &next->avg);
-		}
-		next->cpu = ev->cpu;
-		next->state = MODEL_TASK_QUEUED;
-		next->state_ns = ts;
-		cpu_enqueue(m, next);
-		task_pelt_attach(m, next, ts, false);
-	}
+	task_queue_here(m, next, ev->cpu, ts);
 	task_pelt_update(m, next, ts);
 	c->curr = next->pid;
 	c->fair_curr = next->fair;
@@ -789,19 +815,23 @@ static void ev_pelt_cfs(struct model *m, const struct imb_event *ev)
 	m->has_kernel_pelt = true;
 	c = &m->cpus[ev->cpu];
 	if (ev->flags & IMB_EVF_RQ_CLOCKS)
-		c->pelt_offset = (int64_t)k->last_update_time - (int64_t)ev->ts_ns;
+		cpu_offset_bound(c, (int64_t)k->last_update_time - (int64_t)ev->ts_ns, ev->ts_ns);
 	cpu_account(c, ev->ts_ns);
 	if (!c->kcfs_ns) {
 		pelt_from_kernel(&c->cfs.avg, k->last_update_time, k->load_sum, k->runnable_sum,
 				 k->util_sum, k->period_contrib, k->load_avg, k->runnable_avg,
 				 k->util_avg);
 	} else {
-		pelt_cfs_update(&c->cfs, k->last_update_time, c->weight, c->nr_queued,
-				c->curr > 0 && c->fair_curr);
+		/* the engine's clock may be a little ahead: then compare as is */
+		if (k->last_update_time > c->cfs.avg.last_update_time)
+			pelt_cfs_update(&c->cfs, k->last_update_time, c->weight, c->nr_queued,
+					c->curr > 0 && c->fair_curr);
 		err_add(&m->err_cpu[MODEL_SIG_UTIL], c->cfs.avg.util_avg, k->util_avg);
 		err_add(&m->err_cpu[MODEL_SIG_RUNNABLE], c->cfs.avg.runnable_avg, k->runnable_avg);
 		err_add(&m->err_cpu[MODEL_SIG_LOAD], c->cfs.avg.load_avg, k->load_avg);
 	}
+	if (k->last_update_time > c->pelt_last)
+		c->pelt_last = k->last_update_time;
 	c->kcfs = *k;
 	c->kcfs_ns = ev->ts_ns;
 }
@@ -860,15 +890,16 @@ int model_event(struct model *m, const struct imb_event *ev)
 		if (cpu_grow(m, ev->cpu))
 			return -ENOMEM;
 		/*
-		 * Only events whose run queue is surely ev->cpu's may set its
-		 * PELT clock offset: a wake-up recorded on one CPU can carry
-		 * another CPU's rq clocks, and CPUs' clock_task differ by their
-		 * own IRQ and steal time (seconds on a busy VM).
+		 * The run queue clocks a record carries are as old as the last
+		 * update_rq_clock() (tens of microseconds at a switch), so
+		 * clock - ts is a lower bound of the offset now: keep the
+		 * largest recent bound, and let it fall (steal and IRQ time
+		 * slow clock_task down) only once it is 4 ms old.
 		 */
 		if ((ev->flags & IMB_EVF_RQ_CLOCKS) &&
 		    (ev->kind == IMB_EV_SWITCH || ev->kind == IMB_EV_RUNTIME))
-			m->cpus[ev->cpu].pelt_offset =
-				(int64_t)ev->clock_pelt_ns - (int64_t)ev->ts_ns;
+			cpu_offset_bound(&m->cpus[ev->cpu],
+					 (int64_t)ev->clock_pelt_ns - (int64_t)ev->ts_ns, ev->ts_ns);
 	}
 
 	switch (ev->kind) {

@@ -97,6 +97,8 @@ struct model_cpu {
 	uint64_t weight;		/* sum of se weights (scaled down) of queued fair tasks */
 	uint32_t capacity;		/* 1024 unless known */
 	int64_t pelt_offset;		/* PELT clock - event clock */
+	uint64_t pelt_last;		/* last PELT clock used (never goes back) */
+	uint64_t offset_ts;		/* when pelt_offset was last set, 0 never */
 	bool fair_curr;			/* curr is a CFS task */
 	uint64_t idle_since_ns;		/* when curr became 0 */
 

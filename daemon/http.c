@@ -27,6 +27,7 @@
 #include <microhttpd.h>
 
 #include "daemon/http.h"
+#include "daemon/window_json.h"
 #include "daemon/json.h"
 #include "daemon/metrics.h"
 #include "daemon/store.h"
@@ -236,100 +237,6 @@ static enum MHD_Result view_error(struct MHD_Connection *c, int rc)
 	return http_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "database unavailable");
 }
 
-/* ---- JSON of the window structs (field names as analyze --json) ---- */
-
-static void json_known(struct json *j, const char *key, uint64_t v)
-{
-	if (v == IMB_UNKNOWN)
-		json_kv_null(j, key);
-	else
-		json_kv_uint(j, key, v);
-}
-
-static void json_cpu(struct json *j, const struct imb_cpu_sample *c)
-{
-	json_object_begin(j);
-	json_kv_int(j, "cpu", c->cpu);
-	json_kv_uint(j, "util_avg", c->util_avg);
-	json_kv_uint(j, "runnable_avg", c->runnable_avg);
-	json_kv_uint(j, "load_avg", c->load_avg);
-	json_kv_double(j, "overloaded_fraction", c->overloaded_fraction);
-	json_kv_str(j, "group_type", imb_group_type_name(c->group_type));
-	json_kv_str(j, "group_type_scaled", imb_group_type_name(c->group_type_scaled));
-	json_kv_uint(j, "nr_running", c->nr_running);
-	json_kv_uint(j, "capacity", c->capacity);
-	json_known(j, "kernel_util_avg", c->kernel_util_avg);
-	json_known(j, "kernel_runnable_avg", c->kernel_runnable_avg);
-	json_known(j, "kernel_load_avg", c->kernel_load_avg);
-	json_kv_uint(j, "vruntime", c->vruntime);
-	json_kv_double(j, "vruntime_rate", c->vruntime_rate);
-	json_kv_uint(j, "busy_ns", c->busy_ns);
-	json_kv_uint(j, "idle_with_waiters_ns", c->idle_with_waiters_ns);
-	json_object_end(j);
-}
-
-static void json_task(struct json *j, const struct imb_task_sample *t)
-{
-	json_object_begin(j);
-	json_kv_int(j, "pid", t->pid);
-	json_kv_int(j, "tgid", t->tgid);
-	json_key(j, "comm");
-	json_strn(j, t->comm, sizeof(t->comm));
-	json_kv_int(j, "cpu", t->cpu);
-	json_kv_int(j, "nice", t->nice);
-	json_kv_uint(j, "run_ns", t->run_ns);
-	json_kv_uint(j, "wait_ns", t->wait_ns);
-	json_kv_uint(j, "migrations", t->migrations);
-	json_kv_double(j, "share", t->share);
-	json_kv_double(j, "fair_share", t->fair_share);
-	json_kv_uint(j, "util_avg", t->util_avg);
-	json_kv_uint(j, "runnable_avg", t->runnable_avg);
-	json_kv_uint(j, "load_avg", t->load_avg);
-	json_object_end(j);
-}
-
-static void json_job(struct json *j, const struct imb_job_sample *b)
-{
-	json_object_begin(j);
-	json_key(j, "key");
-	json_strn(j, b->key, sizeof(b->key));
-	json_key(j, "kind");
-	json_strn(j, b->kind, sizeof(b->kind));
-	json_kv_uint(j, "tasks", b->tasks);
-	json_kv_double(j, "unfairness", b->unfairness);
-	json_kv_double(j, "mean_deviation", b->mean_deviation);
-	json_kv_double(j, "max_deviation", b->max_deviation);
-	json_kv_double(j, "jain_index", b->jain_index);
-	json_object_end(j);
-}
-
-static void json_finding(struct json *j, const struct imb_finding *f)
-{
-	size_t el = strnlen(f->evidence, sizeof(f->evidence));
-
-	json_object_begin(j);
-	json_kv_uint(j, "id", f->id);
-	json_key(j, "kind");
-	json_strn(j, f->kind, sizeof(f->kind));
-	json_kv_str(j, "severity", imb_severity_name(f->severity));
-	json_kv_uint(j, "t_start_ns", f->t_start_ns);
-	json_kv_uint(j, "t_end_ns", f->t_end_ns);
-	json_key(j, "subject");
-	json_strn(j, f->subject, sizeof(f->subject));
-	json_kv_double(j, "value", f->value);
-	json_kv_double(j, "threshold", f->threshold);
-	json_key(j, "summary");
-	json_strn(j, f->summary, sizeof(f->summary));
-	json_key(j, "evidence");
-	/* evidence is a JSON object by contract; anything else goes as a string */
-	if (el >= 2 && el < sizeof(f->evidence) && f->evidence[0] == '{' &&
-	    f->evidence[el - 1] == '}')
-		json_raw(j, f->evidence);
-	else
-		json_strn(j, f->evidence, sizeof(f->evidence));
-	json_kv_bool(j, "open", f->open);
-	json_object_end(j);
-}
 
 /* ---- routes ---- */
 
@@ -435,7 +342,7 @@ static enum MHD_Result http_route_cpus(struct http_server *h, struct MHD_Connect
 	json_key(&j, "cpus");
 	json_array_begin(&j);
 	for (size_t i = 0; i < v.w->nr_cpus; i++)
-		json_cpu(&j, &v.w->cpus[i]);
+		window_json_cpu(&j, &v.w->cpus[i]);
 	json_array_end(&j);
 	json_object_end(&j);
 	{
@@ -537,7 +444,7 @@ static enum MHD_Result http_route_tasks(struct http_server *h, struct MHD_Connec
 	json_key(&j, "tasks");
 	json_array_begin(&j);
 	for (size_t i = 0; i < n && i < top; i++)
-		json_task(&j, refs[i].t);
+		window_json_task(&j, refs[i].t);
 	json_array_end(&j);
 	json_object_end(&j);
 	free(refs);
@@ -566,7 +473,7 @@ static enum MHD_Result http_route_jobs(struct http_server *h, struct MHD_Connect
 	json_key(&j, "jobs");
 	json_array_begin(&j);
 	for (size_t i = 0; i < v.w->nr_jobs; i++)
-		json_job(&j, &v.w->jobs[i]);
+		window_json_job(&j, &v.w->jobs[i]);
 	json_array_end(&j);
 	json_object_end(&j);
 	view_put(&v);
@@ -620,7 +527,7 @@ static enum MHD_Result http_route_findings(struct http_server *h, struct MHD_Con
 	json_key(&j, "findings");
 	json_array_begin(&j);
 	for (size_t i = 0; i < out; i++)
-		json_finding(&j, &fs[i]);
+		window_json_finding(&j, &fs[i]);
 	json_array_end(&j);
 	json_object_end(&j);
 	free(fs);
@@ -950,12 +857,12 @@ static void stream_window(struct json *out, const struct snapshot_window *sw)
 	json_key(&j, "cpus");
 	json_array_begin(&j);
 	for (size_t i = 0; i < w->nr_cpus; i++)
-		json_cpu(&j, &w->cpus[i]);
+		window_json_cpu(&j, &w->cpus[i]);
 	json_array_end(&j);
 	json_key(&j, "jobs");
 	json_array_begin(&j);
 	for (size_t i = 0; i < w->nr_jobs; i++)
-		json_job(&j, &w->jobs[i]);
+		window_json_job(&j, &w->jobs[i]);
 	json_array_end(&j);
 	json_key(&j, "tasks");
 	json_array_begin(&j);
@@ -965,7 +872,7 @@ static void stream_window(struct json *out, const struct snapshot_window *sw)
 			refs[i] = (struct task_ref){ (double)w->tasks[i].run_ns, &w->tasks[i] };
 		qsort(refs, n, sizeof(*refs), task_ref_cmp);
 		for (size_t i = 0; i < n && i < STREAM_TASKS; i++)
-			json_task(&j, refs[i].t);
+			window_json_task(&j, refs[i].t);
 		free(refs);
 	}
 	json_array_end(&j);
@@ -986,7 +893,7 @@ static void stream_finding(struct json *out, const struct imb_finding *f)
 	struct json j;
 
 	json_init(&j);
-	json_finding(&j, f);
+	window_json_finding(&j, f);
 	if (!json_error(&j)) {
 		json_append_text(out, "event: finding\ndata: ", 21);
 		json_append_text(out, j.buf, j.len);

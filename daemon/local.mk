@@ -11,6 +11,7 @@ daemon_libimbsink_a_SOURCES = \
 	daemon/metrics.h daemon/metrics.c \
 	daemon/snapshot.h daemon/snapshot.c \
 	daemon/http.h daemon/http.c \
+	daemon/window_json.h daemon/window_json.c \
 	web/assets.h
 nodist_daemon_libimbsink_a_SOURCES = web/assets.c
 daemon_libimbsink_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(MHD_CFLAGS)

@@ -12,18 +12,11 @@
 #include "analyzers/event_text.h"
 #include "daemon/json.h"
 #include "daemon/report.h"
+#include "daemon/window_json.h"
 
 static double ratio(uint64_t a, uint64_t b)
 {
 	return b ? (double)a / (double)b : NAN;
-}
-
-static void kv_kernel(struct json *j, const char *key, uint64_t v)
-{
-	if (v == IMB_UNKNOWN)
-		json_kv_null(j, key);
-	else
-		json_kv_uint(j, key, v);
 }
 
 static const char *const sig_names[MODEL_SIG__COUNT] = {
@@ -84,43 +77,14 @@ static void json_run(struct json *j, const struct report_run *r)
 
 	json_key(j, "tasks");
 	json_array_begin(j);
-	for (size_t i = 0; i < w->nr_tasks; i++) {
-		const struct imb_task_sample *t = &w->tasks[i];
-
-		json_object_begin(j);
-		json_kv_int(j, "pid", t->pid);
-		json_kv_int(j, "tgid", t->tgid);
-		json_key(j, "comm");
-		json_strn(j, t->comm, IMB_COMM_LEN);
-		json_kv_int(j, "nice", t->nice);
-		json_kv_int(j, "cpu", t->cpu);
-		json_kv_uint(j, "run_ns", t->run_ns);
-		json_kv_uint(j, "wait_ns", t->wait_ns);
-		json_kv_uint(j, "migrations", t->migrations);
-		json_kv_double(j, "share", t->share);
-		json_kv_double(j, "fair_share", t->fair_share);
-		json_kv_uint(j, "util_avg", t->util_avg);
-		json_kv_uint(j, "runnable_avg", t->runnable_avg);
-		json_kv_uint(j, "load_avg", t->load_avg);
-		json_object_end(j);
-	}
+	for (size_t i = 0; i < w->nr_tasks; i++)
+		window_json_task(j, &w->tasks[i]);
 	json_array_end(j);
 
 	json_key(j, "jobs");
 	json_array_begin(j);
-	for (size_t i = 0; i < w->nr_jobs; i++) {
-		const struct imb_job_sample *jb = &w->jobs[i];
-
-		json_object_begin(j);
-		json_kv_str(j, "key", jb->key);
-		json_kv_str(j, "kind", jb->kind);
-		json_kv_uint(j, "tasks", jb->tasks);
-		json_kv_double(j, "unfairness", jb->unfairness);
-		json_kv_double(j, "mean_deviation", jb->mean_deviation);
-		json_kv_double(j, "max_deviation", jb->max_deviation);
-		json_kv_double(j, "jain_index", jb->jain_index);
-		json_object_end(j);
-	}
+	for (size_t i = 0; i < w->nr_jobs; i++)
+		window_json_job(j, &w->jobs[i]);
 	json_array_end(j);
 
 	json_key(j, "cpus");
@@ -130,22 +94,10 @@ static void json_run(struct json *j, const struct report_run *r)
 
 		sched_avg += c->util_avg;
 		json_object_begin(j);
-		json_kv_int(j, "cpu", c->cpu);
-		json_kv_uint(j, "util_avg", c->util_avg);
-		json_kv_uint(j, "runnable_avg", c->runnable_avg);
-		json_kv_uint(j, "load_avg", c->load_avg);
-		json_kv_uint(j, "nr_running", c->nr_running);
-		json_kv_uint(j, "capacity", c->capacity);
-		json_kv_double(j, "overloaded_fraction", c->overloaded_fraction);
-		json_kv_str(j, "group_type", imb_group_type_name(c->group_type));
-		json_kv_str(j, "group_type_scaled", imb_group_type_name(c->group_type_scaled));
+		window_json_cpu_fields(j, c);
 		json_kv_double(j, "busy_fraction", ratio(c->busy_ns, span));
 		json_kv_double(j, "runnable_util_ratio", ratio(c->runnable_avg, c->util_avg));
 		json_kv_double(j, "load_util_ratio", ratio(c->load_avg, c->util_avg));
-		kv_kernel(j, "kernel_util_avg", c->kernel_util_avg);
-		kv_kernel(j, "kernel_runnable_avg", c->kernel_runnable_avg);
-		kv_kernel(j, "kernel_load_avg", c->kernel_load_avg);
-		json_kv_uint(j, "vruntime", c->vruntime);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -160,21 +112,8 @@ static void json_run(struct json *j, const struct report_run *r)
 
 	json_key(j, "findings");
 	json_array_begin(j);
-	for (size_t i = 0; i < w->nr_findings; i++) {
-		const struct imb_finding *x = &w->findings[i];
-
-		json_object_begin(j);
-		json_kv_str(j, "kind", x->kind);
-		json_kv_str(j, "severity", imb_severity_name(x->severity));
-		json_kv_uint(j, "t_start_ns", x->t_start_ns);
-		json_kv_uint(j, "t_end_ns", x->t_end_ns);
-		json_kv_str(j, "subject", x->subject);
-		json_kv_double(j, "value", x->value);
-		json_kv_double(j, "threshold", x->threshold);
-		json_kv_str(j, "summary", x->summary);
-		json_kv_raw(j, "evidence", x->evidence[0] ? x->evidence : "{}");
-		json_object_end(j);
-	}
+	for (size_t i = 0; i < w->nr_findings; i++)
+		window_json_finding(j, &w->findings[i]);
 	json_array_end(j);
 	json_object_end(j);
 }
