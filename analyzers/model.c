@@ -805,6 +805,51 @@ static void pelt_from_kernel(struct pelt_avg *a, uint64_t lut, uint64_t load_sum
  * unknown); later ones are compared after bringing the engine to the same
  * PELT instant.
  */
+static void cpu_compare(struct model *m, struct model_cpu *c)
+{
+	const struct imb_ev_pelt_cfs *k = &c->cmp_k;
+
+	c->cmp_pending = false;
+	err_add(&m->err_cpu[MODEL_SIG_UTIL], c->cfs.avg.util_avg, k->util_avg);
+	err_add(&m->err_cpu[MODEL_SIG_RUNNABLE], c->cfs.avg.runnable_avg, k->runnable_avg);
+	err_add(&m->err_cpu[MODEL_SIG_LOAD], c->cfs.avg.load_avg, k->load_avg);
+}
+
+/* The CPU whose run queue an enqueue-type event changes, -1 none. */
+static int ev_attach_cpu(const struct imb_event *ev)
+{
+	switch (ev->kind) {
+	case IMB_EV_WAKEUP:
+	case IMB_EV_WAKEUP_NEW:
+		return ev->wakeup.target_cpu;
+	case IMB_EV_MIGRATE:
+		return ev->migrate.dest_cpu;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * Before applying @ev: a kernel sample waiting for this event is compared
+ * after it (returns the CPU to compare then), the others now.
+ */
+static int cpu_compare_pending(struct model *m, const struct imb_event *ev)
+{
+	int after = -1, acpu = ev_attach_cpu(ev);
+
+	for (int i = 0; i < m->nr_cpus; i++) {
+		struct model_cpu *c = &m->cpus[i];
+
+		if (!c->cmp_pending)
+			continue;
+		if (i == acpu && ev->ts_ns - c->cmp_ns <= 50000)
+			after = i;
+		else if (ev->kind != IMB_EV_PELT_SE && ev->kind != IMB_EV_VRUNTIME)
+			cpu_compare(m, c);
+	}
+	return after;
+}
+
 static void ev_pelt_cfs(struct model *m, const struct imb_event *ev)
 {
 	const struct imb_ev_pelt_cfs *k = &ev->pelt_cfs;
@@ -826,9 +871,15 @@ static void ev_pelt_cfs(struct model *m, const struct imb_event *ev)
 		if (k->last_update_time > c->cfs.avg.last_update_time)
 			pelt_cfs_update(&c->cfs, k->last_update_time, c->weight, c->nr_queued,
 					c->curr > 0 && c->fair_curr);
-		err_add(&m->err_cpu[MODEL_SIG_UTIL], c->cfs.avg.util_avg, k->util_avg);
-		err_add(&m->err_cpu[MODEL_SIG_RUNNABLE], c->cfs.avg.runnable_avg, k->runnable_avg);
-		err_add(&m->err_cpu[MODEL_SIG_LOAD], c->cfs.avg.load_avg, k->load_avg);
+		/*
+		 * The kernel fires pelt_cfs_tp inside an enqueue's attach,
+		 * before the wake-up or migration tracepoint that tells us
+		 * of it: compare after the next event if that one is such a
+		 * change of this CPU within 50 us (cpu_compare_pending()).
+		 */
+		c->cmp_pending = true;
+		c->cmp_ns = ev->ts_ns;
+		c->cmp_k = *k;
 	}
 	if (k->last_update_time > c->pelt_last)
 		c->pelt_last = k->last_update_time;
@@ -871,6 +922,7 @@ static void ev_pelt_se(struct model *m, const struct imb_event *ev)
 int model_event(struct model *m, const struct imb_event *ev)
 {
 	struct imb_event e;
+	int cmp_after;
 
 	if (ev->kind >= IMB_EV__COUNT)
 		return -EINVAL;
@@ -902,6 +954,7 @@ int model_event(struct model *m, const struct imb_event *ev)
 					 (int64_t)ev->clock_pelt_ns - (int64_t)ev->ts_ns, ev->ts_ns);
 	}
 
+	cmp_after = m->has_kernel_pelt ? cpu_compare_pending(m, ev) : -1;
 	switch (ev->kind) {
 	case IMB_EV_SWITCH:
 		ev_switch(m, ev);
@@ -941,6 +994,8 @@ int model_event(struct model *m, const struct imb_event *ev)
 	default:
 		break;		/* waking, NUMA: read by the analyzers */
 	}
+	if (cmp_after >= 0)
+		cpu_compare(m, &m->cpus[cmp_after]);
 	return 0;
 }
 
@@ -948,6 +1003,9 @@ void model_advance(struct model *m, uint64_t now_ns)
 {
 	if (now_ns < m->now_ns)
 		now_ns = m->now_ns;
+	for (int i = 0; i < m->nr_cpus; i++)
+		if (m->cpus[i].cmp_pending)
+			cpu_compare(m, &m->cpus[i]);
 	for (int i = 0; i < m->nr_cpus; i++) {
 		cpu_account(&m->cpus[i], now_ns);
 		cpu_pelt_update(&m->cpus[i], now_ns);

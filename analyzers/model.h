@@ -106,6 +106,9 @@ struct model_cpu {
 	struct imb_ev_pelt_cfs kcfs;	/* kernel's root values, last pelt_cfs */
 	uint64_t kcfs_ns;		/* 0: none */
 	uint64_t kvruntime;		/* kernel min/zero_vruntime, last seen */
+	bool cmp_pending;		/* a kernel sample waits to be compared */
+	uint64_t cmp_ns;		/* its event time */
+	struct imb_ev_pelt_cfs cmp_k;	/* its values */
 
 	uint64_t busy_ns, win_busy_ns;	/* time with a task running */
 	uint64_t last_ns;		/* last accounting instant */
