@@ -55,8 +55,8 @@ wait_ready() {
 }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
-daemon_start() {
-	"$IMB" run --listen '' --db '' --report "$tmp/report.json" 2>"$tmp/daemon.err" &
+daemon_start() {	# daemon_start [--set KEY=VALUE]...
+	"$IMB" run --listen '' --db '' --report "$tmp/report.json" "$@" 2>"$tmp/daemon.err" &
 	dpid=$!
 	wait_ready "$tmp/daemon.err"
 }
@@ -87,7 +87,7 @@ tracefs_stop() {
 	rmdir "$inst"
 }
 
-base=0 withd=0 witht=0 dcpu=0 events=0 lost=0 hwm=0 dwall=0
+base=0 withd=0 withl=0 witht=0 dcpu=0 events=0 lost=0 hwm=0 dwall=0
 r=0
 while [ $r -lt "$rounds" ]; do
 	base=$((base + $(load_once)))
@@ -103,6 +103,10 @@ while [ $r -lt "$rounds" ]; do
 	e=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["events"], r["lost_events"])' "$tmp/report.json")
 	events=$((events + ${e% *}))
 	lost=$((lost + ${e#* }))
+	# a leaner setting: at most one pelt_se record per task per 20 ms
+	daemon_start --set pelt_se_rate=20ms
+	withl=$((withl + $(load_once)))
+	daemon_stop
 	tracefs_start
 	witht=$((witht + $(load_once)))
 	tracefs_stop
@@ -119,15 +123,16 @@ hog_cpu=$(( $(cpu_ticks "$dpid") - c0 ))
 daemon_stop
 
 hz=$(getconf CLK_TCK)
-python3 - "$base" "$withd" "$witht" "$dcpu" "$dwall" "$events" "$lost" "$hwm" "$hz" \
+python3 - "$base" "$withd" "$withl" "$witht" "$dcpu" "$dwall" "$events" "$lost" "$hwm" "$hz" \
 	"$hog_cpu" "$hog_wall" "$rounds" <<'EOF'
 import sys
-base, withd, witht, dcpu, dwall, events, lost, hwm, hz, hcpu, hwall, rounds = map(int, sys.argv[1:])
+base, withd, withl, witht, dcpu, dwall, events, lost, hwm, hz, hcpu, hwall, rounds = map(int, sys.argv[1:])
 sd = 100.0 * (withd - base) / base
 st = 100.0 * (witht - base) / base
 print(f"load (perf bench sched messaging), {rounds} interleaved round(s):")
 print(f"  alone                    {base / rounds / 1e9:8.3f} s")
 print(f"  with imbalanced run      {withd / rounds / 1e9:8.3f} s  slowdown {sd:+6.2f} % (target <= 3 %)")
+print(f"  with pelt_se_rate=20ms   {withl / rounds / 1e9:8.3f} s  slowdown {100.0 * (withl - base) / base:+6.2f} %")
 print(f"  with tracefs recording   {witht / rounds / 1e9:8.3f} s  slowdown {st:+6.2f} %  "
       f"(daemon/tracefs slowdown ratio {((withd / base) / (witht / base)):.3f})")
 print(f"daemon during the load: {100.0 * dcpu / hz / (dwall / 1e9):.1f} % of one CPU, "
