@@ -13,6 +13,7 @@ const struct cli_verb cli_verbs[] = {
 	{ "check", cmd_check },
 	{ "run", cmd_run },
 	{ "serve", cmd_serve },
+	{ "config", cmd_config },
 	{ NULL, NULL },
 };
 

@@ -28,6 +28,7 @@ int cmd_analyze(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_config(int argc, char **argv);
 
 /**
  * cli_parse_ns - parse a duration with optional unit (ns, us, ms, s; bare

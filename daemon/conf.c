@@ -113,6 +113,8 @@ void config_defaults(struct config *c)
 	c->tracefs_buffer_kb = 8192;
 	c->pelt_se_rate_ns = 0;
 	c->numa_events = true;
+	snprintf(c->db, sizeof(c->db), "%s", CONFIG_DEFAULT_DB);
+	snprintf(c->state_dir, sizeof(c->state_dir), "%s", CONFIG_DEFAULT_STATE_DIR);
 	c->retention_days = 7;
 	c->downsample_days = 90;
 	c->db_max_bytes = 2ull << 30;

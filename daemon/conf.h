@@ -17,6 +17,9 @@
 
 #define CONFIG_DEFAULT_PATH SYSCONFDIR "/imbalanced/imbalanced.conf"
 #define CONFIG_PATH_MAX 4096
+/* systemd's StateDirectory=imbalanced */
+#define CONFIG_DEFAULT_STATE_DIR "/var/lib/imbalanced"
+#define CONFIG_DEFAULT_DB CONFIG_DEFAULT_STATE_DIR "/imbalanced.db"
 
 enum config_source { CONFIG_SOURCE_AUTO = 0, CONFIG_SOURCE_BPF, CONFIG_SOURCE_TRACEFS };
 

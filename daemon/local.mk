@@ -52,7 +52,7 @@ IMB_SRC_LIBS = daemon/libimbsrc.a analyzers/libimbcore.a $(TRACECMD_LIBS) $(TRAC
 bin_PROGRAMS += imbalanced
 imbalanced_SOURCES = \
 	daemon/main.c daemon/cli.h daemon/cli.c \
-	daemon/cmd_analyze.c daemon/cmd_check.c daemon/cmd_run.c daemon/cmd_serve.c \
+	daemon/cmd_analyze.c daemon/cmd_check.c daemon/cmd_run.c daemon/cmd_serve.c daemon/cmd_config.c \
 	daemon/conf.h daemon/conf.c \
 	daemon/report.h daemon/report.c \
 	daemon/runtime.h daemon/runtime.c \
@@ -73,3 +73,19 @@ daemon_libimbtracefs_a_CFLAGS = $(AM_CFLAGS) $(TRACEFS_CFLAGS) $(TRACEEVENT_CFLA
 IMB_TRACEFS_LIBS = daemon/libimbtracefs.a analyzers/libimbcore.a \
 	$(TRACEFS_LIBS) $(TRACEEVENT_LIBS)
 # --- end live tracefs source ---
+
+# --- systemd unit and the documented configuration file (integrator) ---
+systemdsystemunit_DATA = daemon/imbalanced.service
+CLEANFILES += daemon/imbalanced.service
+EXTRA_DIST += daemon/imbalanced.service.in
+daemon/imbalanced.service: $(srcdir)/daemon/imbalanced.service.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) daemon && \
+	$(SED) -e 's|@bindir[@]|$(bindir)|g' -e 's|@sysconfdir[@]|$(sysconfdir)|g' \
+		$(srcdir)/daemon/imbalanced.service.in > $@.tmp && mv $@.tmp $@
+
+imbalancedconfdir = $(sysconfdir)/imbalanced
+imbalancedconf_DATA = doc/imbalanced.conf
+CLEANFILES += doc/imbalanced.conf
+doc/imbalanced.conf: imbalanced$(EXEEXT)
+	$(AM_V_GEN)$(MKDIR_P) doc && ./imbalanced$(EXEEXT) config --defaults > $@.tmp && mv $@.tmp $@
+# --- end systemd unit ---

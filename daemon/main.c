@@ -24,6 +24,7 @@ static void usage(FILE *f)
 		"  check             what this host supports for live mode\n"
 		"  run               the live daemon (BPF, or tracefs as a fallback)\n"
 		"  serve --db FILE   the HTTP API and dashboard over a stored database\n"
+		"  config            print the configuration file (--defaults: the defaults)\n"
 		"\n"
 		"Common options: --help, --version, -v/--verbose, -q/--quiet.\n"
 		"'imbalanced VERB --help' describes each verb.\n"

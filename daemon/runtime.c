@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
@@ -228,6 +229,19 @@ static int rt_store_open(struct runtime *rt, char *err)
 
 	if (!rt->cfg.db[0])
 		return 0;
+	{
+		/* the state directory may not exist outside systemd */
+		char dir[CONFIG_PATH_MAX];
+		char *slash;
+
+		snprintf(dir, sizeof(dir), "%s", rt->cfg.db);
+		slash = strrchr(dir, '/');
+		if (slash && slash != dir) {
+			*slash = 0;
+			if (mkdir(dir, 0750) && errno != EEXIST)
+				rt_log(rt, LOG_WARN, "%.200s: %s", dir, strerror(errno));
+		}
+	}
 	rt->store = store_open(rt->cfg.db, &so, &serr);
 	if (!rt->store) {
 		snprintf(err, 256, "%.120s: %.120s", rt->cfg.db, serr ? serr : strerror(errno));
