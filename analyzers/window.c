@@ -44,5 +44,6 @@ void imb_window_free(struct imb_window *w)
 	free(w->tasks);
 	free(w->jobs);
 	free(w->findings);
+	free(w->alerts);
 	free(w);
 }

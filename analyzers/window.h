@@ -103,6 +103,14 @@ struct imb_finding {
 	bool open;			/* still ongoing at this window's end */
 };
 
+/* An alert: a condition that held long enough (or stopped holding). */
+struct imb_alert {
+	struct imb_finding finding;	/* kind, subject, value, threshold, time range */
+	char state[12];			/* "fired" or "recovered" */
+	uint64_t t_ns;			/* when, on the event clock */
+	char evidence_file[256];	/* flight-recorder dump, "" none */
+};
+
 struct imb_window {
 	uint64_t t_start_ns;
 	uint64_t t_end_ns;
@@ -116,6 +124,8 @@ struct imb_window {
 	struct imb_job_sample *jobs;
 	size_t nr_findings;		/* findings opened, updated or closed */
 	struct imb_finding *findings;
+	size_t nr_alerts;		/* alerts fired or recovered at this window's end */
+	struct imb_alert *alerts;
 };
 
 /**

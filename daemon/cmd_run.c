@@ -50,6 +50,8 @@ static void run_usage(FILE *f)
 		"  --duration SECONDS  stop after this long (default: until SIGTERM)\n"
 		"  --report FILE       at exit, write the run's report (as analyze --json)\n"
 		"  --record FILE       also write every event in the text format (analyze reads it)\n"
+		"  --replay FILE       run a recording (trace.dat or text) through the daemon's\n"
+		"                      store, alerts and HTTP instead of the live kernel, then stop\n"
 		"  -v, --verbose       log every window\n"
 		"  -q, --quiet         log only errors\n"
 		"  -h, --help          this help\n"
@@ -59,7 +61,7 @@ static void run_usage(FILE *f)
 
 enum {
 	OPT_CONFIG = 256, OPT_DB, OPT_LISTEN, OPT_WINDOW, OPT_SOURCE, OPT_SET, OPT_DURATION,
-	OPT_REPORT, OPT_RECORD,
+	OPT_REPORT, OPT_RECORD, OPT_REPLAY,
 };
 
 int cmd_run(int argc, char **argv)
@@ -74,6 +76,7 @@ int cmd_run(int argc, char **argv)
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "report", required_argument, NULL, OPT_REPORT },
 		{ "record", required_argument, NULL, OPT_RECORD },
+		{ "replay", required_argument, NULL, OPT_REPLAY },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -127,6 +130,9 @@ int cmd_run(int argc, char **argv)
 					optarg);
 				return CLI_EXIT_USAGE;
 			}
+			break;
+		case OPT_REPLAY:
+			ro.replay_path = optarg;
 			break;
 		case OPT_RECORD:
 			ro.record_path = optarg;

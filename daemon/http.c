@@ -902,6 +902,26 @@ static void stream_finding(struct json *out, const struct imb_finding *f)
 	json_free(&j);
 }
 
+static void stream_alert(struct json *out, const struct imb_alert *a)
+{
+	struct json j;
+
+	json_init(&j);
+	json_object_begin(&j);
+	json_kv_str(&j, "state", a->state);
+	json_kv_uint(&j, "t_ns", a->t_ns);
+	json_kv_str(&j, "evidence_file", a->evidence_file);
+	json_key(&j, "finding");
+	window_json_finding(&j, &a->finding);
+	json_object_end(&j);
+	if (!json_error(&j)) {
+		json_append_text(out, "event: alert\ndata: ", 19);
+		json_append_text(out, j.buf, j.len);
+		json_append_text(out, "\n\n", 2);
+	}
+	json_free(&j);
+}
+
 /* queue every window newer than st->seq (at most STREAM_BATCH) */
 static void stream_fill(struct stream *st)
 {
@@ -913,6 +933,8 @@ static void stream_fill(struct stream *st)
 			stream_window(&st->buf, hist[i]);
 			for (size_t k = 0; k < hist[i]->w->nr_findings; k++)
 				stream_finding(&st->buf, &hist[i]->w->findings[k]);
+			for (size_t k = 0; k < hist[i]->w->nr_alerts; k++)
+				stream_alert(&st->buf, &hist[i]->w->alerts[k]);
 			st->seq = hist[i]->seq;
 		}
 		snapshot_release(hist[i]);

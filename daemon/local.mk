@@ -56,6 +56,8 @@ imbalanced_SOURCES = \
 	daemon/conf.h daemon/conf.c \
 	daemon/report.h daemon/report.c \
 	daemon/runtime.h daemon/runtime.c \
+	daemon/alerts.h daemon/alerts.c \
+	daemon/flightrec.h daemon/flightrec.c \
 	daemon/topology.h daemon/topology.c
 imbalanced_CPPFLAGS = $(AM_CPPFLAGS) $(TRACEFS_CFLAGS) $(SYSTEMD_CFLAGS)
 imbalanced_LDADD = daemon/libimbsrc.a daemon/libimbsink.a daemon/libimbbpf.a \

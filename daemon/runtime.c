@@ -24,7 +24,9 @@
 
 #include "analyzers/event_text.h"
 #include "analyzers/pipeline.h"
+#include "daemon/alerts.h"
 #include "daemon/conf.h"
+#include "daemon/flightrec.h"
 #include "daemon/hostinfo.h"
 #include "daemon/http.h"
 #include "daemon/report.h"
@@ -55,6 +57,8 @@ struct runtime {
 	uint64_t windows;
 	uint64_t store_errors;
 	FILE *rec;		/* --record: the event stream as text */
+	struct flightrec *fr;	/* the last seconds of events, for alerts */
+	struct alerts *alerts;
 	bool journal;		/* stderr goes to the journal */
 };
 
@@ -116,6 +120,15 @@ static int rt_config_read(const struct runtime_opts *o, struct config *c, char *
 	return 0;
 }
 
+/* An alert's row in the store. */
+static void rt_alert_store(void *ctx, const struct imb_alert *a)
+{
+	struct runtime *rt = ctx;
+
+	if (rt->store && store_alert_insert(rt->store, rt->run_id, &a->finding, a->state, a->t_ns))
+		rt->store_errors++;
+}
+
 /* Each closed window: store it, then hand it to the HTTP readers. */
 static void rt_on_window(struct imb_window *w, void *ctx)
 {
@@ -133,6 +146,13 @@ static void rt_on_window(struct imb_window *w, void *ctx)
 	if (w->lost_events)
 		rt_log(rt, LOG_WARN, "window %" PRIu64 ": %" PRIu64 " events lost", rt->windows,
 		       w->lost_events);
+	if (rt->alerts && alerts_window(rt->alerts, w))
+		rt_log(rt, LOG_ERR, "out of memory raising alerts");
+	for (size_t i = 0; i < w->nr_alerts; i++)
+		rt_log(rt, LOG_WARN, "alert %s: %s %s: %s%s%s", w->alerts[i].state,
+		       w->alerts[i].finding.kind, w->alerts[i].finding.subject,
+		       w->alerts[i].finding.summary, w->alerts[i].evidence_file[0] ? "; events in " : "",
+		       w->alerts[i].evidence_file);
 	if (snapshot_publish(rt->snap, w))
 		rt_log(rt, LOG_ERR, "out of memory publishing a window");
 }
@@ -140,6 +160,9 @@ static void rt_on_window(struct imb_window *w, void *ctx)
 static int rt_on_event(const struct imb_event *ev, void *ctx)
 {
 	struct runtime *rt = ctx;
+
+	if (rt->fr)
+		flightrec_add(rt->fr, ev);
 
 	if (rt->rec) {
 		char line[EVENT_TEXT_MAX_LINE];
@@ -334,6 +357,7 @@ static void rt_reload(struct runtime *rt)
 		rt->cfg.alert_hysteresis = c.alert_hysteresis;
 		rt->cfg.alert_overload_ns = c.alert_overload_ns;
 		rt->cfg.alert_lost_events = c.alert_lost_events;
+		alerts_config(rt->alerts, &rt->cfg);
 		rt_log(rt, LOG_INFO, "configuration reloaded from %s", rt->o->config_path);
 	}
 	sd_notify(0, "READY=1");
@@ -377,6 +401,12 @@ static void rt_done(struct runtime *rt)
 {
 	/* exact reverse of set-up */
 	pipeline_free(rt->p);
+	if (rt->alerts)
+		/* a replay waits for its hooks; a stopping daemon gives them 0.5 s */
+		alerts_drain(rt->alerts, rt->o->replay_path ?
+			     (uint64_t)rt->cfg.alert_hook_timeout_s * 1000000000ull : 500000000ull);
+	alerts_free(rt->alerts);
+	flightrec_free(rt->fr);
 	rt_source_close(rt);
 	if (rt->rec && fclose(rt->rec))
 		rt_log(rt, LOG_ERR, "%s: %s", rt->o->record_path, strerror(errno));
@@ -400,7 +430,7 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 	if (rc)
 		return rc;
 	hostinfo_probe(&rt.host);
-	if (!rt.host.live_ok) {
+	if (!o->replay_path && !rt.host.live_ok) {
 		snprintf(err, 256, "live mode cannot run here: %.200s", rt.host.reason);
 		return -ENOTSUP;
 	}
@@ -425,12 +455,40 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 		}
 		fprintf(rt.rec, "%s\n", event_text_header());
 	}
-	rc = rt_source_open(&rt, err);
-	if (rc)
-		goto out;
+	if (rt.cfg.state_dir[0] && mkdir(rt.cfg.state_dir, 0750) && errno != EEXIST)
+		rt_log(&rt, LOG_WARN, "%.200s: %s", rt.cfg.state_dir, strerror(errno));
+	if (o->replay_path) {
+		rt.source_name = "replay";
+	} else {
+		rc = rt_source_open(&rt, err);
+		if (rc)
+			goto out;
+	}
 	rc = rt_store_run_begin(&rt, err);
 	if (rc)
 		goto out;
+	if (rt.cfg.flight_recorder_s) {
+		rt.fr = flightrec_new(rt.cfg.flight_recorder_s, rt.cfg.flight_recorder_max_events);
+		if (!rt.fr) {
+			snprintf(err, 256, "flight recorder: %s", strerror(errno));
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+	{
+		struct alerts_sink sink = {
+			.deliver = rt_alert_store,
+			.ctx = &rt,
+			.journal = true,
+		};
+
+		rt.alerts = alerts_new(&rt.cfg, &sink, rt.fr);
+		if (!rt.alerts) {
+			snprintf(err, 256, "out of memory");
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
 	rc = rt_pipeline_new(&rt);
 	if (rc) {
 		snprintf(err, 256, "out of memory");
@@ -446,14 +504,29 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 	snapshot_set_info(rt.snap, &si);
 
 	t_start = mono_ns();
-	pipeline_flush(rt.p, t_start);	/* start the window clock */
+	if (!o->replay_path)
+		pipeline_flush(rt.p, t_start);	/* start the window clock */
 	rt_log(&rt, LOG_INFO, "running: source %s, %d CPUs, window %" PRIu64 " ms%s%s",
 	       rt.source_name, rt.host.nr_cpus, rt.cfg.analyzer.window_ns / 1000000,
 	       rt.cfg.db[0] ? ", store " : "", rt.cfg.db);
 	sd_watchdog_enabled(0, &wd_usec);
 	sd_notifyf(0, "READY=1\nSTATUS=attached (%s)", rt.source_name);
 
-	while (!*stop) {
+	if (o->replay_path) {
+		/* a recording through the same sinks, as fast as it reads */
+		struct source_info info;
+		char serr[SOURCE_ERR_LEN] = "";
+
+		rc = source_text_sniff(o->replay_path) ?
+			source_text_read(o->replay_path, rt_on_event, &rt, &info, serr) :
+			source_tracedat_read(o->replay_path, rt_on_event, &rt, &info, serr);
+		if (rc) {
+			snprintf(err, 256, "%.100s: %.150s", o->replay_path, serr);
+			goto out;
+		}
+		alerts_poll(rt.alerts);
+	}
+	while (!*stop && !o->replay_path) {
 		uint64_t now;
 
 		rc = rt_source_poll(&rt, POLL_MS);
@@ -479,6 +552,7 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 				   rt.source_name, m->events, m->lost_events, m->nr_tasks);
 			last_status = now;
 		}
+		alerts_poll(rt.alerts);
 		if (*reload) {
 			*reload = 0;
 			rt_reload(&rt);

@@ -16,6 +16,7 @@ struct runtime_opts {
 	const char *(*overrides)[2];	/* KEY, VALUE pairs applied over the file */
 	int nr_overrides;
 	uint64_t duration_ns;		/* stop after this long; 0: until signalled */
+	const char *replay_path;	/* a recording instead of the live kernel; NULL live */
 	const char *record_path;	/* every event in the text format; NULL none */
 	const char *report_path;	/* at exit, the run's report as analyze --json; NULL none */
 	bool verbose, quiet;

@@ -101,9 +101,9 @@ clean-local-fuzz-text:
 
 # --- text format, offline sources and analyze (integrator) ---
 TESTS += tests/analyze.t tests/live.t tests/bench-analyze-speed.t \
-	tests/bench-pelt-accuracy.t tests/bench-live-overhead.t tests/systemd.t
+	tests/bench-pelt-accuracy.t tests/bench-live-overhead.t tests/systemd.t tests/alerts.t
 dist_check_SCRIPTS += tests/analyze.t tests/live.t tests/bench-analyze-speed.t \
-	tests/bench-pelt-accuracy.t tests/bench-live-overhead.t tests/systemd.t
+	tests/bench-pelt-accuracy.t tests/bench-live-overhead.t tests/systemd.t tests/alerts.t
 EXTRA_DIST += tests/lsan.supp tests/fixtures/no-switch.dat \
 	tests/fixtures/hogs3on2.tgids tests/fixtures/hogs2on2.tgids \
 	tests/fixtures/hogs-periodic.tgids tests/fixtures/rtapp-periodic.tgids
