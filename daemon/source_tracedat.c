@@ -570,7 +570,7 @@ struct td_trailer {
 struct td_writer {
 	int fd;
 	size_t len;
-	char buf[1 << 16];
+	char buf[1 << 19];
 };
 
 static int td_write_all(int fd, const void *p, size_t n)
@@ -644,7 +644,7 @@ static int td_read_all(int fd, void *p, size_t n)
 int source_tracedat_read(const char *path, imb_event_fn fn, void *ctx,
 			 struct source_info *info, char *err)
 {
-	static struct imb_event buf[512];
+	static struct imb_event buf[4096];
 	struct td_trailer tr;
 	int pfd[2], rc = 0, status;
 	uint64_t n = 0;
@@ -660,6 +660,8 @@ int source_tracedat_read(const char *path, imb_event_fn fn, void *ctx,
 		td_err(err, "pipe: %s", strerror(errno));
 		return -errno;
 	}
+	/* fewer, larger hand-overs (best effort: pipe-max-size may be lower) */
+	fcntl(pfd[1], F_SETPIPE_SZ, 1 << 20);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
