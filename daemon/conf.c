@@ -128,7 +128,7 @@ void config_defaults(struct config *c)
 	c->alert_overload_ns = 30000000000ull;
 	c->alert_lost_events = 1;
 	c->flight_recorder_s = 30;
-	c->flight_recorder_max_events = 2000000;
+	c->flight_recorder_max_events = 250000;	/* 34 MiB at most: within MemoryMax */
 }
 
 static const struct key *key_find(const char *name)

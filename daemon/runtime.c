@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -129,6 +130,29 @@ static void rt_alert_store(void *ctx, const struct imb_alert *a)
 		rt->store_errors++;
 }
 
+static int task_run_cmp(const void *a, const void *b)
+{
+	const struct imb_task_sample *x = a, *y = b;
+
+	return x->run_ns < y->run_ns ? 1 : x->run_ns > y->run_ns ? -1 : 0;
+}
+
+/*
+ * The HTTP readers keep minutes of windows; a burst of thousands of
+ * short-lived tasks must not stay in memory with them.  Live windows keep
+ * their busiest tasks only (the store keeps fewer still).
+ */
+#define RT_WINDOW_MAX_TASKS 256
+
+static void rt_window_trim(struct imb_window *w)
+{
+	if (w->nr_tasks <= RT_WINDOW_MAX_TASKS)
+		return;
+	qsort(w->tasks, w->nr_tasks, sizeof(w->tasks[0]), task_run_cmp);
+	w->nr_tasks = RT_WINDOW_MAX_TASKS;
+	w->tasks = realloc(w->tasks, RT_WINDOW_MAX_TASKS * sizeof(w->tasks[0])) ?: w->tasks;
+}
+
 /* Each closed window: store it, then hand it to the HTTP readers. */
 static void rt_on_window(struct imb_window *w, void *ctx)
 {
@@ -153,8 +177,11 @@ static void rt_on_window(struct imb_window *w, void *ctx)
 		       w->alerts[i].finding.kind, w->alerts[i].finding.subject,
 		       w->alerts[i].finding.summary, w->alerts[i].evidence_file[0] ? "; events in " : "",
 		       w->alerts[i].evidence_file);
+	rt_window_trim(w);
 	if (snapshot_publish(rt->snap, w))
 		rt_log(rt, LOG_ERR, "out of memory publishing a window");
+	/* give the memory of exited tasks back (a burst of forks) */
+	malloc_trim(0);
 }
 
 static int rt_on_event(const struct imb_event *ev, void *ctx)
