@@ -131,3 +131,7 @@ clean-local-fuzz-tracedat:
 	rm -rf tests/fuzz-tracedat.dir
 .PHONY: clean-local-fuzz-tracedat
 # --- end trace.dat source tests ---
+
+# --- left by the fuzz run (integrator) ---
+CLEANFILES += tests/fuzz-tracedat.err
+# --- end fuzz run ---
