@@ -72,23 +72,32 @@ lines=$(wc -l <"$txt")
 head -n $((lines / 2)) "$txt" >"$txt.half"
 rss() { /usr/bin/time -f %M "$IMB" analyze --json -q "$1" 2>&1 >/dev/null | tail -n1; }
 rss_dat=$(rss "$trace")
+# the trace.dat cut in the middle of its event data (read up to the cut):
+# half the events, same tasks
+data_at=$(trace-cmd dump -i "$trace" --sections 2>/dev/null |
+	awk '/flyrecord/ { sub(/^.*@ */, ""); print $1 + 0; exit }')
+size=$(stat -c %s "$trace")
+head -c $((data_at + (size - data_at) / 2)) "$trace" >"$BENCH_DIR/half.dat"
+rss_dat_half=$(rss "$BENCH_DIR/half.dat")
+rm -f "$BENCH_DIR/half.dat"
 rss_full=$(rss "$txt")
 rss_half=$(rss "$txt.half")
 rm -f "$txt" "$txt.half"
 
-python3 - "$json" "$events" "$rss_dat" "$rss_full" "$rss_half" "$trace" <<'EOF'
+python3 - "$json" "$events" "$rss_dat" "$rss_full" "$rss_half" "$rss_dat_half" "$trace" <<'EOF'
 import json, sys
 res = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
 events = int(sys.argv[2])
-rss_dat, rss_full, rss_half = (int(x) / 1024 for x in sys.argv[3:6])
+rss_dat, rss_full, rss_half, rss_dat_half = (int(x) / 1024 for x in sys.argv[3:7])
 a = res["analyze"]["mean"]
 t = res["trace-cmd-report"]["mean"]
 p = res["plain-loop"]["mean"]
-print(f"trace: {sys.argv[6]} ({events} events)")
+print(f"trace: {sys.argv[7]} ({events} events)")
 print(f"imbalanced analyze --json : {a:8.3f} s  {events / a / 1e6:7.2f} M events/s")
 print(f"trace-cmd report          : {t:8.3f} s  analyze is {t / a:5.2f}x faster (target >= 5x)")
 print(f"plain libtracecmd loop    : {p:8.3f} s  analyze takes {a / p:5.2f}x its time (target <= 2x)")
-print(f"peak RSS analyze trace.dat: {rss_dat:7.1f} MiB (target < 100 MiB)")
+print(f"peak RSS analyze trace.dat: {rss_dat:7.1f} MiB (target < 100 MiB); "
+      f"its first half: {rss_dat_half:.1f} MiB")
 print(f"peak RSS whole / half text: {rss_full:7.1f} / {rss_half:7.1f} MiB "
       f"(growth {100 * (rss_full - rss_half) / rss_half:+.1f} % for twice the events)")
 EOF

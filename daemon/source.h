@@ -51,6 +51,13 @@ struct source_info {
 int source_tracedat_read(const char *path, imb_event_fn fn, void *ctx,
 			 struct source_info *info, char *err);
 
+/*
+ * source_tracedat_segment - records per segment when a compressed file is
+ * read in segments (memory bound, see source_tracedat.c); 0 restores the
+ * default.  For tests, which use small segments to check the joins.
+ */
+void source_tracedat_segment(unsigned int records);
+
 /**
  * source_text_read - read a file in the text event format (README)
  * @path: the file, "-" for standard input

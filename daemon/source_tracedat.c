@@ -6,7 +6,8 @@
  * Event types and field offsets are resolved once when the file is opened;
  * per record the code compares the type id against a small table and reads
  * fields at known offsets, with no allocation and no string lookup.  The
- * library merges the per-CPU streams in time order.  Missed-event markers
+ * per-CPU streams are merged in time order here (td_loop), in segments for
+ * compressed files (TD_SEGMENT_RECORDS).  Missed-event markers
  * become IMB_EV_LOST events.  A file cut off inside its event data is read
  * up to the cut and flagged as truncated.
  *
@@ -28,8 +29,28 @@
 #include "daemon/source.h"
 #include "daemon/tracedat_repair.h"
 
-/* Exported by libtracecmd but only declared in its private header. */
+/* Exported by libtracecmd 3.1 but only declared in its private header. */
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
+struct tep_record *tracecmd_peek_data(struct tracecmd_input *handle, int cpu);
+int tracecmd_set_cursor(struct tracecmd_input *handle, int cpu, unsigned long long offset);
+int tracecmd_cpus(struct tracecmd_input *handle);
+int tracecmd_get_file_compress_proto(struct tracecmd_input *handle, const char **name,
+				     const char **version);
+
+#define TD_OPEN_FLAGS (TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS)
+
+/*
+ * libtracecmd 3.1 keeps every decompressed chunk of a compressed trace until
+ * the handle is closed (its free_zpage() never finds the chunk; fixed
+ * upstream by "libtracecmd: Fix free_zpage() offset", after Debian 12's
+ * 3.1.6), so a reader's memory grows with the trace: about 58 bytes a
+ * record, 120 MiB for 2 million events.  A compressed single-buffer file is
+ * therefore read in segments: after this many records each CPU's cursor
+ * (the offset of its next record, a position in the file's own layout and
+ * so the same in every open) is noted, the handle closed and opened again
+ * and the cursors set back.  The events come out exactly as in one pass.
+ */
+#define TD_SEGMENT_RECORDS (1u << 18)
 
 enum td_ev {
 	TD_SWITCH, TD_WAKEUP, TD_WAKEUP_NEW, TD_WAKING, TD_MIGRATE, TD_FORK, TD_EXIT,
@@ -109,6 +130,7 @@ static const struct td_desc td_desc[TD__COUNT] = {
 
 struct td {
 	const char *path;
+	int memfd;		/* the repaired copy of a cut-off file, or -1 */
 	struct tracecmd_input *h;
 	struct tep_handle *tep;
 	struct td_event ev[TD__COUNT];
@@ -126,6 +148,9 @@ struct td {
 	struct imb_event *pend;
 	size_t npend, cap;
 	char *err;
+	int (*flush)(void *ctx);	/* pushes out what fn buffered, or NULL */
+	uint64_t segments;	/* segments read in child processes */
+	uint32_t segment;	/* records per segment */
 };
 
 static void td_err(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -412,6 +437,267 @@ static int td_record(struct tracecmd_input *h, struct tep_record *r, int cpu, vo
 	return td_emit(t, &e);
 }
 
+static unsigned int td_segment_setting;
+
+void source_tracedat_segment(unsigned int records)
+{
+	td_segment_setting = records;
+}
+
+static uint32_t td_segment_records(void)
+{
+	return td_segment_setting ? td_segment_setting : TD_SEGMENT_RECORDS;
+}
+
+/* Open the file (or a dup of its repaired copy) */
+static struct tracecmd_input *td_open(const struct td *t)
+{
+	struct tracecmd_input *h;
+	int fd;
+
+	if (t->memfd < 0)
+		return tracecmd_open(t->path, TD_OPEN_FLAGS);
+	fd = fcntl(t->memfd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return NULL;
+	lseek(fd, 0, SEEK_SET);
+	h = tracecmd_open_fd(fd, TD_OPEN_FLAGS);
+	if (!h)
+		close(fd);
+	return h;
+}
+
+/* The reading child's buffered writer to the pipe */
+struct td_writer {
+	int fd;
+	size_t len;
+	char buf[1 << 19];
+};
+
+static int td_write_all(int fd, const void *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -EPIPE;
+		p = (const char *)p + w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int td_child_event(const struct imb_event *ev, void *ctx)
+{
+	struct td_writer *w = ctx;
+
+	if (w->len + sizeof(*ev) > sizeof(w->buf)) {
+		if (td_write_all(w->fd, w->buf, w->len))
+			return -EPIPE;
+		w->len = 0;
+	}
+	memcpy(w->buf + w->len, ev, sizeof(*ev));
+	w->len += sizeof(*ev);
+	return 0;
+}
+
+static int td_child_flush(void *ctx)
+{
+	struct td_writer *w = ctx;
+
+	if (td_write_all(w->fd, w->buf, w->len))
+		return -EPIPE;
+	w->len = 0;
+	return 0;
+}
+
+/*
+ * Read records of one buffer in time order (equal times: the lower CPU
+ * first, as tracecmd_iterate_events does) from next[] (each CPU's next
+ * record, NULL when done).  With a limit, stop after that many records once
+ * the held-back events are out (a segment ends on a clean state).  Returns
+ * 1 when stopped at the limit, 0 at the end, < 0 on error.
+ */
+static int td_loop(struct td *t, int ncpu, struct tep_record **next, uint32_t limit)
+{
+	uint32_t n = 0;
+
+	for (;;) {
+		struct tep_record *r;
+		int best = -1, rc;
+
+		for (int cpu = 0; cpu < ncpu; cpu++)
+			if (next[cpu] && (best < 0 || next[cpu]->ts < next[best]->ts))
+				best = cpu;
+		if (best < 0)
+			return 0;
+		if (limit && n >= limit && t->switches && !t->npend)
+			return 1;
+		r = tracecmd_read_data(t->h, best);
+		if (!r) {
+			next[best] = NULL;
+			continue;
+		}
+		rc = td_record(t->h, r, best, t);
+		tracecmd_free_record(r);
+		if (rc < 0)
+			return t->cb_rc ? t->cb_rc : -EIO;
+		next[best] = tracecmd_peek_data(t->h, best);
+		n++;
+	}
+}
+
+/* What a segment's process hands back, followed by ncpu cursors. */
+struct td_seg {
+	int32_t rc;		/* td_loop's */
+	int32_t max_cpu;
+	uint64_t last_ts, switches;
+	struct source_info info;
+	char err[SOURCE_ERR_LEN];
+};
+
+#define TD_CPU_DONE UINT64_MAX
+
+/*
+ * One segment in a child of the reader: it inherits the opened handle with
+ * nothing decompressed yet, sets each CPU's cursor, reads up to
+ * t->segment records into the pipe, hands back the cursors and counters,
+ * and takes the decompressed chunks with it when it exits (the libtracecmd
+ * leak above).  A crash in it becomes a crash of the reader, which the
+ * parent reports as a corrupted file.
+ */
+static int td_segment(struct td *t, int ncpu, uint64_t *cursor, bool first)
+{
+	size_t len = sizeof(struct td_seg) + (size_t)ncpu * sizeof(uint64_t);
+	struct td_seg *st = calloc(1, len);
+	uint64_t *cur = (uint64_t *)(st + 1);
+	int ctl[2], status, rc;
+	size_t got = 0;
+	pid_t pid;
+
+	if (!st || pipe2(ctl, O_CLOEXEC)) {
+		free(st);
+		td_err(t->err, "segment: %s", strerror(errno));
+		return -ENOMEM;
+	}
+	pid = fork();
+	if (pid < 0) {
+		rc = -errno;
+		close(ctl[0]);
+		close(ctl[1]);
+		free(st);
+		td_err(t->err, "fork: %s", strerror(-rc));
+		return rc;
+	}
+	if (pid == 0) {
+		struct tep_record **next = calloc((size_t)ncpu, sizeof(*next));
+
+		close(ctl[0]);
+		if (!next)
+			_exit(1);
+		for (int cpu = 0; cpu < ncpu; cpu++) {
+			if (cursor[cpu] == TD_CPU_DONE)
+				continue;
+			if (!first && (tracecmd_set_cursor(t->h, cpu, cursor[cpu]) < 0 ||
+				       !(next[cpu] = tracecmd_peek_data(t->h, cpu)) ||
+				       next[cpu]->offset != cursor[cpu]))
+				_exit(3);
+			if (first)
+				next[cpu] = tracecmd_peek_data(t->h, cpu);
+		}
+		st->rc = td_loop(t, ncpu, next, t->segment);
+		for (int cpu = 0; cpu < ncpu; cpu++)
+			cur[cpu] = next[cpu] ? next[cpu]->offset : TD_CPU_DONE;
+		st->max_cpu = t->max_cpu;
+		st->last_ts = t->last_ts;
+		st->switches = t->switches;
+		st->info = *t->info;
+		memcpy(st->err, t->err, SOURCE_ERR_LEN);
+		if ((st->rc >= 0 && t->flush(t->ctx)) || td_write_all(ctl[1], st, len))
+			_exit(1);
+		_exit(0);
+	}
+	close(ctl[1]);
+	while (got < len) {
+		ssize_t r = read(ctl[0], (char *)st + got, len - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(ctl[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (got < len || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		free(st);
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+			td_err(t->err, "cannot find a segment's first record again");
+			return -EIO;
+		}
+		/* the library crashed on this file: crash the same way */
+		if (WIFSIGNALED(status)) {
+			signal(WTERMSIG(status), SIG_DFL);
+			raise(WTERMSIG(status));
+		}
+		_exit(1);
+	}
+	t->max_cpu = st->max_cpu;
+	t->last_ts = st->last_ts;
+	t->switches = st->switches;
+	*t->info = st->info;
+	memcpy(t->err, st->err, SOURCE_ERR_LEN);
+	memcpy(cursor, cur, (size_t)ncpu * sizeof(uint64_t));
+	rc = st->rc;
+	free(st);
+	t->segments++;
+	if (rc < 0 && !t->cb_rc)
+		t->cb_rc = rc;
+	return rc;
+}
+
+/*
+ * All CPUs of one buffer in time order; in segments (td_segment) when the
+ * library would otherwise hold the whole decompressed trace and the events
+ * go to a pipe that the segments can share.
+ */
+static int td_iterate(struct td *t, bool segmented)
+{
+	int ncpu = tracecmd_cpus(t->h), rc = 0;
+	uint64_t *cursor;
+	bool first = true;
+
+	if (ncpu <= 0)
+		return 0;
+	if (!segmented || !t->flush) {
+		struct tep_record **next = calloc((size_t)ncpu, sizeof(*next));
+
+		if (!next) {
+			td_err(t->err, "out of memory");
+			return -ENOMEM;
+		}
+		for (int cpu = 0; cpu < ncpu; cpu++)
+			next[cpu] = tracecmd_peek_data(t->h, cpu);
+		rc = td_loop(t, ncpu, next, 0);
+		free(next);
+		return rc;
+	}
+	cursor = calloc((size_t)ncpu, sizeof(*cursor));
+	if (!cursor) {
+		td_err(t->err, "out of memory");
+		return -ENOMEM;
+	}
+	do {
+		rc = td_segment(t, ncpu, cursor, first);
+		first = false;
+	} while (rc == 1);
+	free(cursor);
+	return rc;
+}
+
 /* Is there a trace.dat magic at the start?  ("\x17\x08\x44tracing") */
 static int td_check_magic(const char *path, char *err)
 {
@@ -436,8 +722,8 @@ static int td_check_magic(const char *path, char *err)
 	return 0;
 }
 
-static int td_read_inproc(const char *path, imb_event_fn fn, void *ctx,
-			  struct source_info *info, char *err)
+static int td_read_inproc(const char *path, imb_event_fn fn, int (*flush)(void *ctx),
+			  void *ctx, struct source_info *info, char *err)
 {
 	struct td t;
 	const char *clock;
@@ -452,22 +738,22 @@ static int td_read_inproc(const char *path, imb_event_fn fn, void *ctx,
 	memset(&t, 0, sizeof(t));
 	t.path = path;
 	t.fn = fn;
+	t.flush = flush;
 	t.ctx = ctx;
 	t.info = info;
 	t.err = err;
 	t.max_cpu = -1;
-	t.h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	t.memfd = -1;
+	t.segment = td_segment_records();
+	t.h = td_open(&t);
 	if (!t.h) {
 		/* cut inside the event data? then read what is there */
-		int fd;
-
-		rc = tracedat_repair(path, &fd, info->warning, sizeof(info->warning), err);
+		rc = tracedat_repair(path, &t.memfd, info->warning, sizeof(info->warning), err);
 		if (rc)
 			return rc;
-		t.h = tracecmd_open_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS |
-				       TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+		t.h = td_open(&t);
 		if (!t.h) {
-			close(fd);
+			close(t.memfd);
 			info->warning[0] = 0;
 			td_err(err, "cannot read the trace.dat headers (truncated or corrupted file)");
 			return -EINVAL;
@@ -517,9 +803,16 @@ static int td_read_inproc(const char *path, imb_event_fn fn, void *ctx,
 			if (ih)
 				hs[n++] = ih;
 		}
-		if (n == 1)
-			rc = tracecmd_iterate_events(t.h, NULL, 0, td_record, &t);
-		else
+		if (n == 1) {
+			const char *zname = NULL, *zver = NULL;
+			bool compressed = tracecmd_get_file_compress_proto(t.h, &zname, &zver) == 0 &&
+					  zname && strcmp(zname, "none");
+
+			rc = td_iterate(&t, compressed);
+			if (rc && !t.cb_rc) {
+				t.cb_rc = rc;
+			}
+		} else
 			rc = tracecmd_iterate_events_multi(hs, n, td_record, &t);
 		for (int i = 1; i < n; i++)
 			tracecmd_close(hs[i]);
@@ -542,7 +835,10 @@ static int td_read_inproc(const char *path, imb_event_fn fn, void *ctx,
 out:
 	free(t.type_map);
 	free(t.pend);
-	tracecmd_close(t.h);
+	if (t.h)
+		tracecmd_close(t.h);
+	if (t.memfd >= 0)
+		close(t.memfd);
 	return rc;
 }
 
@@ -567,41 +863,6 @@ struct td_trailer {
 	((sizeof(struct td_trailer) + sizeof(struct imb_event) - 1) / sizeof(struct imb_event) * \
 	 sizeof(struct imb_event))
 
-struct td_writer {
-	int fd;
-	size_t len;
-	char buf[1 << 19];
-};
-
-static int td_write_all(int fd, const void *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -EPIPE;
-		p = (const char *)p + w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int td_child_event(const struct imb_event *ev, void *ctx)
-{
-	struct td_writer *w = ctx;
-
-	if (w->len + sizeof(*ev) > sizeof(w->buf)) {
-		if (td_write_all(w->fd, w->buf, w->len))
-			return -EPIPE;
-		w->len = 0;
-	}
-	memcpy(w->buf + w->len, ev, sizeof(*ev));
-	w->len += sizeof(*ev);
-	return 0;
-}
-
 static void td_child(const char *path, int fd)
 {
 	static struct td_writer w;
@@ -616,7 +877,7 @@ static void td_child(const char *path, int fd)
 	signal(SIGPIPE, SIG_DFL);
 	w.fd = fd;
 	memset(&tr, 0, sizeof(tr));
-	tr.rc = td_read_inproc(path, td_child_event, &w, &tr.info, tr.err);
+	tr.rc = td_read_inproc(path, td_child_event, td_child_flush, &w, &tr.info, tr.err);
 	memset(&mark, 0, sizeof(mark));
 	mark.kind = TD_TRAILER_KIND;
 	memcpy(pad, &tr, sizeof(tr));
