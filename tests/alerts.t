@@ -11,9 +11,27 @@
 set -u
 IMB=${IMBALANCED:-./imbalanced}
 T=$(mktemp -d "${TMPDIR:-/tmp}/alerts-t.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+journald_pid=
+trap '[ -n "$journald_pid" ] && kill "$journald_pid" 2>/dev/null; rm -rf "$T"' EXIT
 n=0 fail=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
+
+# journal_up - whether a journald answers on its stream socket (a socket
+# file left by a journald that has gone is not enough)
+journal_up() { echo probe | systemd-cat -t imbalanced-alerts-t 2>/dev/null; }
+
+# A machine without systemd as PID 1 (a container, this CI) has no journald;
+# start one for the test, as root, and stop it at the end.
+if ! journal_up && [ "$(id -u)" = 0 ]; then
+	for j in /lib/systemd/systemd-journald /usr/lib/systemd/systemd-journald; do
+		[ -x "$j" ] || continue
+		"$j" >"$T/journald.log" 2>&1 &
+		journald_pid=$!
+		i=0
+		while [ $i -lt 50 ] && ! journal_up; do sleep 0.1; i=$((i + 1)); done
+		break
+	done
+fi
 
 python3 - >"$T/unfair.events" <<'EOF'
 # pid 101 alone on CPU 0; 102 and 103 share CPU 1 in 3 ms slices; at 8 s
@@ -99,14 +117,21 @@ ok $? "the alert names the flight-recorder file"
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if r["events"] > 1000 else 1)' "$T/fr.json"
 ok $? "analyze reads the flight-recorder file back"
 
-if [ -S /run/systemd/journal/socket ] && command -v journalctl >/dev/null; then
-	sleep 1
-	journalctl -o json --since "-2min" IMBALANCED_KIND=unfairness IMBALANCED_SUBJECT=process:100 2>/dev/null |
-		grep -q '"IMBALANCED_STATE":"fired"'
-	ok $? "the journal entry carries IMBALANCED_KIND, IMBALANCED_SUBJECT and IMBALANCED_STATE"
+if journal_up && command -v journalctl >/dev/null; then
+	# entries of this run only: the daemon's pid is unknown here, so match
+	# this test's state directory, which every fired alert names
+	i=0 found=1
+	while [ $i -lt 30 ] && [ $found != 0 ]; do
+		journalctl -o json --since "-5min" IMBALANCED_KIND=unfairness IMBALANCED_SUBJECT=process:100 \
+			IMBALANCED_STATE=fired 2>/dev/null | grep -F "$T/flight-" | grep -q '"IMBALANCED_THRESHOLD"'
+		found=$?
+		[ $found = 0 ] || sleep 0.2
+		i=$((i + 1))
+	done
+	ok $found "the journal entry carries IMBALANCED_KIND, IMBALANCED_SUBJECT, IMBALANCED_STATE, IMBALANCED_THRESHOLD and the evidence file"
 else
 	n=$((n + 1))
-	echo "ok $n # SKIP no journald on this machine (/run/systemd/journal/socket missing)"
+	echo "ok $n # SKIP no journald could be reached or started (not root, or systemd-journald not installed)"
 fi
 
 # a hook that outlives its time limit is killed and does not hold the run
