@@ -453,6 +453,7 @@ static void cpu_set_curr(struct model *m, struct model_cpu *c, struct model_task
 	}
 	c->curr = t->pid;
 	c->fair_curr = t->fair;
+	task_account(t, ts);	/* its time so far was not running */
 	t->state = MODEL_TASK_RUNNING;
 }
 
@@ -569,7 +570,14 @@ static void ev_switch(struct model *m, const struct imb_event *ev)
 			/* first sight, or the trace missed how it got here */
 			task_queue_here(m, prev, ev->cpu, ts);
 			if (c->curr != prev->pid) {
-				/* it was running here although we did not see it start */
+				/*
+				 * It was running here although we did not see it
+				 * start (this kernel's tracefs drops the switch out
+				 * of idle on CPU 1): it started no earlier than this
+				 * CPU's last switch, nor than it was queued here.
+				 */
+				if (c->switch_ns > prev->state_ns && c->switch_ns < ts)
+					task_account(prev, c->switch_ns);
 				if (c->curr > 0)
 					cpu_set_curr(m, c, NULL, ts);
 				c->curr = prev->pid;
@@ -599,6 +607,7 @@ static void ev_switch(struct model *m, const struct imb_event *ev)
 		cpu_set_curr(m, c, NULL, ts);
 	c->curr = 0;
 	c->fair_curr = false;
+	c->switch_ns = ts;
 
 	if (model_pid_is_idle(s->next_pid)) {
 		c->idle_since_ns = ts;
@@ -613,6 +622,7 @@ static void ev_switch(struct model *m, const struct imb_event *ev)
 		next->cgroup = s->next_cgroup;
 	task_queue_here(m, next, ev->cpu, ts);
 	task_pelt_update(m, next, ts);
+	task_account(next, ts);	/* it waited until now */
 	c->curr = next->pid;
 	c->fair_curr = next->fair;
 	next->state = MODEL_TASK_RUNNING;
@@ -728,6 +738,15 @@ static void ev_runtime(struct model *m, const struct imb_event *ev)
 	t->win_runtime_ns += ev->runtime.runtime_ns;
 	t->win_seen = true;
 	c = &m->cpus[ev->cpu];
+	/*
+	 * A task current on another CPU: a remote update_curr(), e.g. the
+	 * balancer on this CPU updating the busiest CPU's current task before
+	 * it pulls from it; the record is in this CPU's buffer, the task did
+	 * not move.
+	 */
+	if (t->state == MODEL_TASK_RUNNING && t->cpu != ev->cpu && t->cpu >= 0 &&
+	    t->cpu < m->nr_cpus && m->cpus[t->cpu].curr == t->pid)
+		return;
 	cpu_account(c, ts);
 	/*
 	 * The task runs on this CPU now.  If the model thought otherwise, the

@@ -101,6 +101,7 @@ struct model_cpu {
 	uint64_t offset_ts;		/* when pelt_offset was last set, 0 never */
 	bool fair_curr;			/* curr is a CFS task */
 	uint64_t idle_since_ns;		/* when curr became 0 */
+	uint64_t switch_ns;		/* last sched_switch seen here */
 
 	struct pelt_cfs cfs;		/* engine root run queue */
 	struct imb_ev_pelt_cfs kcfs;	/* kernel's root values, last pelt_cfs */
