@@ -255,6 +255,33 @@ static void db_size(const char *path, uint64_t *size)
 		*size += (uint64_t)sb.st_size;
 }
 
+/* the engine's error against the kernel, as in analyze --json's "pelt" */
+static void json_pelt_sigs(struct json *j, const char *key, const struct metrics_pelt_sig *g)
+{
+	json_key(j, key);
+	json_object_begin(j);
+	for (int s = 0; s < METRICS_PELT_SIGNALS; s++) {
+		json_key(j, metrics_pelt_signal_names[s]);
+		json_object_begin(j);
+		json_kv_uint(j, "median_abs_err", g[s].median);
+		json_kv_uint(j, "p95_abs_err", g[s].p95);
+		json_kv_uint(j, "max_abs_err", g[s].max);
+		json_kv_uint(j, "samples", g[s].samples);
+		json_object_end(j);
+	}
+	json_object_end(j);
+}
+
+static void json_status_pelt(struct json *j, const struct metrics_pelt *p)
+{
+	json_key(j, "pelt");
+	json_object_begin(j);
+	json_kv_bool(j, "kernel_reference", p->kernel_reference);
+	json_pelt_sigs(j, "signals", p->cpu);
+	json_pelt_sigs(j, "task_signals", p->task);
+	json_object_end(j);
+}
+
 static enum MHD_Result http_route_status(struct http_server *h, struct MHD_Connection *c)
 {
 	uint64_t now = now_realtime_ns(), size;
@@ -280,7 +307,10 @@ static enum MHD_Result http_route_status(struct http_server *h, struct MHD_Conne
 		json_kv_uint(&j, "windows", st.windows);
 		json_kv_uint(&j, "events", st.events_total);
 		json_kv_uint(&j, "lost_events", st.lost_events_total);
+		json_kv_uint(&j, "lost_events_last_window", st.lost_events_last);
+		json_kv_uint(&j, "windows_with_lost_events", st.windows_with_lost);
 		json_kv_uint(&j, "findings", st.findings_total);
+		json_status_pelt(&j, &st.pelt);
 		if (sw) {
 			json_kv_uint(&j, "t_start_ns", sw->w->t_start_ns);
 			json_kv_uint(&j, "t_end_ns", sw->w->t_end_ns);
@@ -758,11 +788,9 @@ static enum MHD_Result http_route_metrics(struct http_server *h, struct MHD_Conn
 	struct metrics_input in = { .version = h->be->version };
 	struct metrics_process proc;
 	struct metrics_finding_count *counts = NULL;
-	const struct snapshot_window *hist[32];
-	const struct imb_window *hw[32];
 	struct snapshot_status st;
-	size_t nh = 0, len;
 	struct view v = { 0 };
+	size_t len;
 	char *body;
 	int rc;
 
@@ -771,12 +799,9 @@ static enum MHD_Result http_route_metrics(struct http_server *h, struct MHD_Conn
 	db_size(h->be->db_path, &in.db_size_bytes);
 	if (h->be->snap) {
 		snapshot_status_get(h->be->snap, &st);
-		nh = snapshot_history(h->be->snap, hist, 32);
-		for (size_t i = 0; i < nh; i++)
-			hw[i] = hist[i]->w;
-		in.w = nh ? hw[nh - 1] : NULL;
-		in.history = hw;
-		in.nr_history = nh;
+		if (!view_get(h, &v))
+			in.w = v.w;
+		in.pelt = &st.pelt;
 		in.events_total = st.events_total;
 		in.lost_events_total = st.lost_events_total;
 		in.windows_total = st.windows;
@@ -819,8 +844,6 @@ static enum MHD_Result http_route_metrics(struct http_server *h, struct MHD_Conn
 		in.nr_findings = counts ? nc : 0;
 	}
 	rc = metrics_format(&in, &body, &len);
-	for (size_t i = 0; i < nh; i++)
-		snapshot_release(hist[i]);
 	view_put(&v);
 	free(counts);
 	if (rc)

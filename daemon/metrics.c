@@ -5,8 +5,9 @@
  * Families: per-CPU PELT averages and run-queue length as gauges, the
  * load-balancer group type as a state set (one 0/1 series per type), job
  * unfairness, findings / events / lost events as counters, the engine's
- * absolute error against the kernel's own PELT values as a summary, and
- * the standard process_* metrics.
+ * absolute error against the kernel's own PELT values as a summary (per
+ * entity, CPU or task, and signal; cumulative since start), and the
+ * standard process_* metrics.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -110,66 +111,43 @@ static void mb_value(struct mbuf *b, double v)
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
+const char *const metrics_pelt_signal_names[METRICS_PELT_SIGNALS] = {
+	"util_avg", "runnable_avg", "load_avg",
+};
+
+/*
+ * A summary per entity and signal, cumulative since start: quantiles of
+ * every comparison so far, and _sum/_count that only grow (so rate() and
+ * the mean error over a range work).
+ */
+static void pelt_error(struct mbuf *b, const struct metrics_pelt *p)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	static const char *const ent[] = { "cpu", "task" };
+	bool any = false;
 
-	return x < y ? -1 : x > y;
-}
-
-static void pelt_error(struct mbuf *b, const struct metrics_input *in)
-{
-	static const char *const sig[] = { "util_avg", "runnable_avg", "load_avg" };
-	const struct imb_window *const *hist = in->history;
-	size_t nh = in->nr_history, total = 0;
-	bool header = false;
-
-	if (!hist && in->w) {
-		hist = &in->w;
-		nh = 1;
-	}
-	for (size_t h = 0; h < nh; h++)
-		total += hist[h]->nr_cpus;
-	if (!total)
+	for (int e = 0; e < 2; e++)
+		for (int s = 0; s < METRICS_PELT_SIGNALS; s++)
+			any |= (e ? p->task : p->cpu)[s].samples != 0;
+	if (!any)
 		return;
-	for (int s = 0; s < 3; s++) {
-		double *err = malloc(total * sizeof(*err)), sum = 0;
-		size_t n = 0;
+	family(b, "imbalanced_pelt_abs_error", "summary",
+	       "Absolute difference between the engine's PELT average and the kernel's own value, at every kernel sample since start (errors of 2048 and more count as 2048 in _sum).");
+	for (int e = 0; e < 2; e++) {
+		for (int s = 0; s < METRICS_PELT_SIGNALS; s++) {
+			const struct metrics_pelt_sig *g = &(e ? p->task : p->cpu)[s];
+			const char *sig = metrics_pelt_signal_names[s];
 
-		if (!err) {
-			b->err = -ENOMEM;
-			return;
+			if (!g->samples)
+				continue;
+			mb_printf(b, "imbalanced_pelt_abs_error{entity=\"%s\",signal=\"%s\",quantile=\"0.5\"} %llu\n",
+				  ent[e], sig, (unsigned long long)g->median);
+			mb_printf(b, "imbalanced_pelt_abs_error{entity=\"%s\",signal=\"%s\",quantile=\"0.95\"} %llu\n",
+				  ent[e], sig, (unsigned long long)g->p95);
+			mb_printf(b, "imbalanced_pelt_abs_error_sum{entity=\"%s\",signal=\"%s\"} %llu\n",
+				  ent[e], sig, (unsigned long long)g->sum);
+			mb_printf(b, "imbalanced_pelt_abs_error_count{entity=\"%s\",signal=\"%s\"} %llu\n",
+				  ent[e], sig, (unsigned long long)g->samples);
 		}
-		for (size_t h = 0; h < nh; h++) {
-			for (size_t i = 0; i < hist[h]->nr_cpus; i++) {
-				const struct imb_cpu_sample *c = &hist[h]->cpus[i];
-				uint64_t k = s == 0 ? c->kernel_util_avg :
-					     s == 1 ? c->kernel_runnable_avg : c->kernel_load_avg;
-				uint64_t e = s == 0 ? c->util_avg :
-					     s == 1 ? c->runnable_avg : c->load_avg;
-
-				if (k == IMB_UNKNOWN)
-					continue;
-				err[n] = fabs((double)e - (double)k);
-				sum += err[n++];
-			}
-		}
-		if (n) {
-			if (!header) {
-				family(b, "imbalanced_pelt_abs_error", "summary",
-				       "Absolute difference between the engine's PELT average and the kernel's own value, over recent windows and CPUs.");
-				header = true;
-			}
-			qsort(err, n, sizeof(*err), cmp_double);
-			mb_printf(b, "imbalanced_pelt_abs_error{signal=\"%s\",quantile=\"0.5\"}", sig[s]);
-			mb_value(b, err[(n - 1) / 2]);
-			mb_printf(b, "imbalanced_pelt_abs_error{signal=\"%s\",quantile=\"0.95\"}", sig[s]);
-			mb_value(b, err[(size_t)ceil(0.95 * (double)n) - 1]);
-			mb_printf(b, "imbalanced_pelt_abs_error_sum{signal=\"%s\"}", sig[s]);
-			mb_value(b, sum);
-			mb_printf(b, "imbalanced_pelt_abs_error_count{signal=\"%s\"} %zu\n", sig[s], n);
-		}
-		free(err);
 	}
 }
 
@@ -223,7 +201,7 @@ int metrics_format(const struct metrics_input *in, char **out, size_t *len)
 		family(&b, "imbalanced_job_unfairness_ratio", "gauge",
 		       "Unfairness of the job in the latest window: 1 - min/max CPU time of its tasks (0 = fair).");
 		for (size_t i = 0; i < w->nr_jobs; i++) {
-			mb_printf(&b, "imbalanced_job_unfairness_ratio{job=\"");
+			mb_printf(&b, "imbalanced_job_unfairness_ratio{job_key=\"");
 			mb_label(&b, w->jobs[i].key, sizeof(w->jobs[i].key));
 			mb_printf(&b, "\",kind=\"");
 			mb_label(&b, w->jobs[i].kind, sizeof(w->jobs[i].kind));
@@ -233,7 +211,7 @@ int metrics_format(const struct metrics_input *in, char **out, size_t *len)
 		family(&b, "imbalanced_job_max_deviation_ratio", "gauge",
 		       "Largest relative deviation of a task's CPU share from its fair share in the job.");
 		for (size_t i = 0; i < w->nr_jobs; i++) {
-			mb_printf(&b, "imbalanced_job_max_deviation_ratio{job=\"");
+			mb_printf(&b, "imbalanced_job_max_deviation_ratio{job_key=\"");
 			mb_label(&b, w->jobs[i].key, sizeof(w->jobs[i].key));
 			mb_printf(&b, "\"}");
 			mb_value(&b, w->jobs[i].max_deviation);
@@ -242,8 +220,9 @@ int metrics_format(const struct metrics_input *in, char **out, size_t *len)
 		       "End of the latest window on the trace clock.");
 		mb_printf(&b, "imbalanced_window_end_seconds");
 		mb_value(&b, (double)w->t_end_ns / 1e9);
-		pelt_error(&b, in);
 	}
+	if (in->pelt)
+		pelt_error(&b, in->pelt);
 
 	family(&b, "imbalanced_findings_total", "counter",
 	       "Findings opened since start, by kind and severity.");

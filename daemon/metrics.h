@@ -12,6 +12,7 @@
 #ifndef IMB_METRICS_H
 #define IMB_METRICS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,10 +31,30 @@ struct metrics_process {
 	uint64_t open_fds;
 };
 
+/* One signal's absolute error, engine vs kernel, cumulative since start. */
+struct metrics_pelt_sig {
+	uint64_t samples;
+	uint64_t median;
+	uint64_t p95;
+	uint64_t max;
+	uint64_t sum;			/* errors of METRICS_PELT_ERR_CLAMP and more count as that */
+};
+
+#define METRICS_PELT_ERR_CLAMP	2048	/* MODEL_ERR_BUCKETS: the histograms' last exact bucket + 1 */
+#define METRICS_PELT_SIGNALS	3	/* util_avg, runnable_avg, load_avg */
+
+struct metrics_pelt {
+	bool kernel_reference;		/* the stream carries the kernel's values */
+	struct metrics_pelt_sig cpu[METRICS_PELT_SIGNALS];
+	struct metrics_pelt_sig task[METRICS_PELT_SIGNALS];
+};
+
+/* "util_avg", "runnable_avg", "load_avg" */
+extern const char *const metrics_pelt_signal_names[METRICS_PELT_SIGNALS];
+
 struct metrics_input {
 	const struct imb_window *w;	/* latest window; NULL when none yet */
-	const struct imb_window *const *history; /* recent windows for PELT error, may be NULL */
-	size_t nr_history;
+	const struct metrics_pelt *pelt;	/* NULL or no samples: no PELT error family */
 	uint64_t events_total;
 	uint64_t lost_events_total;
 	uint64_t windows_total;

@@ -130,6 +130,35 @@ static void snapshot_note_finding(struct snapshot *s, const struct imb_finding *
 	s->findings[victim] = *f;
 }
 
+static void pelt_sig(struct metrics_pelt_sig *g, const struct model_err_hist *h)
+{
+	g->samples = h->samples;
+	g->max = h->max_abs;
+	g->median = model_err_quantile(h, 0.5);
+	g->p95 = model_err_quantile(h, 0.95);
+	g->sum = 0;
+	for (size_t i = 0; i <= MODEL_ERR_BUCKETS; i++)
+		g->sum += (uint64_t)h->bucket[i] * i;
+}
+
+_Static_assert(METRICS_PELT_ERR_CLAMP == MODEL_ERR_BUCKETS, "clamp is the overflow bucket");
+_Static_assert(METRICS_PELT_SIGNALS == MODEL_SIG__COUNT, "one summary per model signal");
+
+void snapshot_set_pelt(struct snapshot *s, const struct model_err_hist *cpu,
+		       const struct model_err_hist *task, bool kernel_reference)
+{
+	struct metrics_pelt p = { .kernel_reference = kernel_reference };
+
+	/* the quantile walks happen here, outside the lock */
+	for (int i = 0; i < MODEL_SIG__COUNT; i++) {
+		pelt_sig(&p.cpu[i], &cpu[i]);
+		pelt_sig(&p.task[i], &task[i]);
+	}
+	pthread_mutex_lock(&s->lock);
+	s->st.pelt = p;
+	pthread_mutex_unlock(&s->lock);
+}
+
 int snapshot_publish(struct snapshot *s, struct imb_window *w)
 {
 	struct snap_node *n = calloc(1, sizeof(*n)), *old = NULL;
@@ -153,6 +182,8 @@ int snapshot_publish(struct snapshot *s, struct imb_window *w)
 	s->st.windows++;
 	s->st.events_total += w->events;
 	s->st.lost_events_total += w->lost_events;
+	s->st.lost_events_last = w->lost_events;
+	s->st.windows_with_lost += w->lost_events != 0;
 	for (size_t i = 0; i < w->nr_findings; i++)
 		snapshot_note_finding(s, &w->findings[i]);
 	pthread_cond_broadcast(&s->cond);

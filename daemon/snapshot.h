@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyzers/model.h"
 #include "analyzers/window.h"
 #include "daemon/metrics.h"
 
@@ -47,6 +48,9 @@ struct snapshot_status {
 	uint64_t windows;
 	uint64_t events_total;
 	uint64_t lost_events_total;
+	uint64_t lost_events_last;	/* in the latest window */
+	uint64_t windows_with_lost;	/* windows that reported lost events */
+	struct metrics_pelt pelt;	/* engine vs kernel, since start */
 	uint64_t findings_total;	/* distinct findings seen */
 	size_t nr_counts;
 	struct metrics_finding_count counts[SNAPSHOT_MAX_KINDS];
@@ -63,6 +67,15 @@ struct snapshot *snapshot_new(size_t history, size_t max_findings);
 void snapshot_free(struct snapshot *s);
 /** snapshot_set_info - describe the run (copied) */
 void snapshot_set_info(struct snapshot *s, const struct snapshot_info *info);
+/**
+ * snapshot_set_pelt - the engine's error against the kernel's own PELT
+ * values since start, summarised from the model's histograms (copied; the
+ * pipeline thread calls it before snapshot_publish())
+ * @cpu, @task: MODEL_SIG__COUNT histograms each
+ * @kernel_reference: the stream carries the kernel's values
+ */
+void snapshot_set_pelt(struct snapshot *s, const struct model_err_hist *cpu,
+		       const struct model_err_hist *task, bool kernel_reference);
 /**
  * snapshot_publish - make @w the latest window; the holder owns @w from
  * now on (it is freed with imb_window_free() when the last reference goes)

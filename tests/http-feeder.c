@@ -150,6 +150,33 @@ static int make_db(const char *path, int windows, int ncpus, int ntasks)
 	return rc || run <= 0;
 }
 
+/*
+ * The engine-vs-kernel error histograms the model keeps live: CPU util and
+ * runnable from the synthetic kernel values (util off by i % 3, runnable
+ * by i % 2), a task util error of 3 per task, no load reference.
+ */
+static struct model_err_hist err_cpu[MODEL_SIG__COUNT], err_task[MODEL_SIG__COUNT];
+
+static void hist_add(struct model_err_hist *h, uint64_t d)
+{
+	h->samples++;
+	if (d > h->max_abs)
+		h->max_abs = d;
+	h->bucket[d < MODEL_ERR_BUCKETS ? d : MODEL_ERR_BUCKETS]++;
+}
+
+static void synth_pelt_errors(const struct imb_window *w)
+{
+	for (size_t c = 0; c < w->nr_cpus; c++) {
+		const struct imb_cpu_sample *s = &w->cpus[c];
+
+		hist_add(&err_cpu[MODEL_SIG_UTIL], s->kernel_util_avg - s->util_avg);
+		hist_add(&err_cpu[MODEL_SIG_RUNNABLE], s->runnable_avg - s->kernel_runnable_avg);
+	}
+	for (size_t t = 0; t < w->nr_tasks; t++)
+		hist_add(&err_task[MODEL_SIG_UTIL], 3);
+}
+
 int main(int argc, char **argv)
 {
 	struct http_opts o = { .listen = "127.0.0.1:0" };
@@ -233,6 +260,8 @@ int main(int argc, char **argv)
 
 			if (store && store_window_commit(store, run, w))
 				fprintf(stderr, "http-feeder: %s: %s\n", db, store_last_error(store));
+			synth_pelt_errors(w);
+			snapshot_set_pelt(be.snap, err_cpu, err_task, true);
 			snapshot_publish(be.snap, w);
 		}
 		nanosleep(&ts, NULL);

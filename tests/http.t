@@ -20,6 +20,10 @@ sleep 0.5
 check "status: 200" test "$(code $B/api/v1/status)" = 200
 check "status: live mode, kernel, source, events, window" \
 	jq -e '.mode == "live" and .kernel == "6.18.0-test" and .source == "synthetic" and .events > 0 and .window_ns == 200000000 and (.uptime_ns | type) == "number"' "$TMPD/body"
+check "status: lost events (total, latest window, windows with losses)" \
+	jq -e '.lost_events == 0 and .lost_events_last_window == 0 and .windows_with_lost_events == 0' "$TMPD/body"
+check "status: engine-vs-kernel PELT error per signal, CPUs and tasks (the feeder's: task util off by 3, no load reference)" \
+	jq -e '.pelt.kernel_reference and .pelt.signals.util_avg.samples > 0 and .pelt.signals.util_avg.max_abs_err == 2 and .pelt.signals.load_avg.samples == 0 and .pelt.task_signals.util_avg.median_abs_err == 3 and .pelt.task_signals.util_avg.p95_abs_err == 3' "$TMPD/body"
 check "cpus: 200" test "$(code $B/api/v1/cpus)" = 200
 check "cpus: one entry per CPU with the analyze --json fields" \
 	jq -e '(.cpus | length) == 2 and all(.cpus[]; has("util_avg") and has("runnable_avg") and has("load_avg") and has("overloaded_fraction") and has("group_type") and has("nr_running"))' "$TMPD/body"
@@ -58,9 +62,21 @@ for m in imbalanced_cpu_util_avg imbalanced_cpu_runnable_avg imbalanced_cpu_load
 	check "metrics: $m present" grep -q "^$m[{ ]" "$TMPD/metrics"
 done
 check "metrics: one group type set per CPU" test "$(grep -c '^imbalanced_cpu_group_type{.*} 1$' $TMPD/metrics)" = 2
-check "metrics: label values escaped" grep -q 'job="comm:\\"quoted\\"\\\\job"' "$TMPD/metrics"
+check "metrics: label values escaped" grep -q 'job_key="comm:\\"quoted\\"\\\\job"' "$TMPD/metrics"
+check "metrics: PELT error summary per entity, _count of all comparisons since start" \
+	sh -c "grep -q '^imbalanced_pelt_abs_error{entity=\"task\",signal=\"util_avg\",quantile=\"0.5\"} 3$' $TMPD/metrics && awk -F'} ' '/^imbalanced_pelt_abs_error_count\{entity=\"cpu\",signal=\"util_avg\"/ && \$2 >= 6 { f = 1 } END { exit !f }' $TMPD/metrics"
+check "metrics: no PELT series for a signal without kernel reference" sh -c "! grep -q 'signal=\"load_avg\"' $TMPD/metrics"
 if command -v promtool >/dev/null; then
-	check "promtool check metrics" sh -c "promtool check metrics < $TMPD/metrics"
+	promtool check metrics <"$TMPD/metrics" >"$TMPD/lint" 2>&1
+	ok $([ $? -eq 0 ] && [ ! -s "$TMPD/lint" ]; echo $?) "promtool check metrics: no errors, no lint"
+	sed 's/^/# /' "$TMPD/lint" | head -10
+	promtool check rules "$top_srcdir/doc/prometheus-alerts.yml" >"$TMPD/rules" 2>&1
+	ok $? "promtool check rules doc/prometheus-alerts.yml"
+	sed 's/^/# /' "$TMPD/rules" | head -10
+else
+	skip_promtool="# SKIP promtool not installed (Debian's prometheus package)"
+	ok 0 "promtool check metrics $skip_promtool"
+	ok 0 "promtool check rules doc/prometheus-alerts.yml $skip_promtool"
 fi
 
 # --- caching ---
