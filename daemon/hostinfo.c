@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,6 +269,15 @@ static void nodes_probe(struct hostinfo *h)
 	qsort(h->node, h->nr_nodes, sizeof(h->node[0]), node_cmp);
 }
 
+/* May this process create an instance (and read its buffers)? */
+static bool tracefs_writable(const struct hostinfo *h)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/instances", h->tracefs_path);
+	return faccessat(AT_FDCWD, path, W_OK | X_OK, AT_EACCESS) == 0;
+}
+
 static void verdict(struct hostinfo *h)
 {
 	const struct hostinfo_tp *sw = hostinfo_tp_find(h, "sched_switch");
@@ -291,9 +301,11 @@ static void verdict(struct hostinfo *h)
 	if (!h->tracefs_mounted && !h->tracefs_mountable)
 		snprintf(h->tracefs_reason, sizeof(h->tracefs_reason),
 			 "tracefs is not mounted and cannot be mounted (need CAP_SYS_ADMIN and tracefs)");
-	else if (!h->cap_sys_admin)
+	else if (h->tracefs_mounted && !tracefs_writable(h))
+		/* the instance is a mkdir and the events are file writes:
+		 * file permissions decide, not a capability */
 		snprintf(h->tracefs_reason, sizeof(h->tracefs_reason),
-			 "tracefs instances need CAP_SYS_ADMIN");
+			 "%.200s/instances is not writable (run as root)", h->tracefs_path);
 	else if (h->tracefs_mounted) {
 		for (i = 0; i < h->nr_tp; i++)
 			if (h->tp[i].required && !h->tp[i].bare && !h->tp[i].tracefs) {

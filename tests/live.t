@@ -1,8 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# live.t - the live daemon on this machine (issue 4): check, a run with
-# 3 busy threads on the CPUs through BPF and through tracefs, SIGTERM
+# live.t - the live daemon on this machine (issue 4): check (as root and
+# as an unprivileged user), a 10 s run with 3 busy threads on the CPUs
+# through BPF and through tracefs (CPU times, the overload classification
+# per window and per CPU, the kernel-reference PELT error), the automatic
+# BPF -> tracefs fallback without CAP_BPF/CAP_SYS_ADMIN, the BPF source
+# with exactly the unit's capabilities, SIGHUP, a full ring buffer, SIGTERM
 # cleanliness, and a burst of short-lived processes.  Needs root; mounts
 # tracefs itself.  TAP output.
 set -u
@@ -14,8 +18,10 @@ n=0
 fail=0
 daemon=
 
+notifier=
 cleanup() {
 	[ -n "$daemon" ] && kill "$daemon" 2>/dev/null
+	[ -n "$notifier" ] && kill "$notifier" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -62,15 +68,43 @@ uname_r=$(uname -r)
 jq -e --arg k "$uname_r" '.kernel == $k' "$T/check.json" >/dev/null
 ok $? "check: reports the running kernel $uname_r"
 
-# run_hogs SOURCE: the daemon with 3 busy threads for 8 s in the middle
+# an unprivileged user: no BPF, no tracefs instance -> exit 3 and the reason
+# (the binary and its directories must be readable by nobody)
+if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
+	setpriv --reuid=nobody --regid="$(id -gn nobody)" --clear-groups --inh-caps=-all \
+		"$IMB" check >"$T/check-nobody.out" 2>"$T/check-nobody.err"
+	rc=$?
+	sed 's/^/# /' "$T/check-nobody.err"
+	[ "$rc" = 3 ] && grep -q 'live mode cannot run: .*BPF not permitted' "$T/check-nobody.err" &&
+		grep -q 'tracefs' "$T/check-nobody.err"
+	ok $? "check as nobody: exit 3 (status $rc) with the reason (BPF and tracefs)"
+	setpriv --reuid=nobody --regid="$(id -gn nobody)" --clear-groups --inh-caps=-all \
+		"$IMB" check --json >"$T/check-nobody.json" 2>/dev/null
+	rc=$?
+	[ "$rc" = 3 ] && jq -e '.live_ok == false and (.reason | length > 0) and .bpf_ok == false' \
+		"$T/check-nobody.json" >/dev/null
+	ok $? "check --json as nobody: exit 3, live_ok false and a reason"
+else
+	ok 0 "# SKIP no nobody user or no setpriv"
+	ok 0 "# SKIP no nobody user or no setpriv"
+fi
+
+# run_hogs NAME SECONDS [PREFIX...] -- RUN-OPTIONS...: the daemon (its
+# command prefixed, e.g. by setpriv) with 3 busy threads for SECONDS in
+# the middle; report in $T/NAME.json, store in $T/NAME.db, log $T/NAME.err
 run_hogs() {
-	src=$1
-	"$IMB" run --source "$src" --listen '' --db '' --window 1000 \
-		--report "$T/$src.json" 2>"$T/$src.err" &
+	name=$1 secs=$2
+	shift 2
+	pre=
+	while [ "$1" != -- ]; do pre="$pre $1"; shift; done
+	shift
+	rm -f "$T/$name.db"
+	$pre "$IMB" run --listen '' --db "$T/$name.db" --window 1000 \
+		--report "$T/$name.json" "$@" 2>"$T/$name.err" &
 	daemon=$!
-	wait_ready "$T/$src.err" || { echo "# daemon did not start: $(cat "$T/$src.err")"; return 1; }
+	wait_ready "$T/$name.err" || { echo "# daemon did not start: $(cat "$T/$name.err")"; return 1; }
 	sleep 1
-	"$HOGS" --threads 3 --seconds 8 --json >"$T/$src.truth.json"
+	"$HOGS" --threads 3 --seconds "$secs" --json >"$T/$name.truth.json"
 	sleep 1
 	kill -TERM "$daemon"
 	wait "$daemon"
@@ -99,11 +133,81 @@ sys.exit(0 if worst <= 0.02 else 1)
 EOF
 }
 
+# overload SOURCE: the load balancer's view, window by window (the store's
+# per-window rows).  Hog windows are those in which the 3 threads ran for
+# at least 1.6 of the 2 CPUs.  In them: the machine-level group (both CPUs)
+# is overloaded in most windows (its overload findings cover them); moment
+# by moment, one CPU holds two threads and is the overloaded one: the
+# per-CPU overloaded fractions add up to about 1 (never both, never
+# neither), and at the window end the CPU with 2 runnable tasks is the one
+# classified overloaded and the CPU with 1 is not.
+overload() {
+	python3 - "$T/$1.db" "$T/$1.json" "$T/$1.truth.json" "$2" <<'EOF'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rep = json.load(open(sys.argv[2]))
+truth = json.load(open(sys.argv[3]))
+secs = float(sys.argv[4])
+tids = [th["tid"] for th in truth["threads"]]
+own = sum(th["cpu_ns"] for th in truth["threads"]) / 1e9
+if own < 1.6 * secs:
+    # other work held the CPUs: the workload was not 3 threads on 2 CPUs
+    print("# SKIP: the machine is busy; the hogs got %.2f of the 2 CPUs" % (own / secs))
+    sys.exit(77)
+win = db.execute("select window_ns from runs").fetchone()[0]
+q = "select t_ns, sum(run_ns) from task_samples where pid in (%s) group by t_ns" % ",".join("?" * len(tids))
+hog = sorted(t for t, run in db.execute(q, tids) if run >= 1.6 * win)
+machine = [(f["t_start_ns"], f["t_end_ns"]) for f in rep["findings"]
+           if f["kind"] == "overload" and f["subject"] == "machine"]
+covered = sum(1 for t in hog if any(a <= t - win and t <= b for a, b in machine))
+one_at_a_time = end_right = end_windows = 0
+for t in hog:
+    rows = db.execute("select cpu, nr_running, group_type, overloaded_fraction from cpu_samples"
+                      " where t_ns = ? order by cpu", (t,)).fetchall()
+    fr = sum(r[3] for r in rows)
+    two = [r for r in rows if r[1] == 2]
+    one = [r for r in rows if r[1] == 1]
+    right = None
+    if len(rows) == 2 and len(two) == 1 and len(one) == 1:
+        end_windows += 1
+        right = two[0][2] == 6 and one[0][2] != 6    # IMB_GROUP_OVERLOADED
+        end_right += right
+    one_at_a_time += 0.75 <= fr <= 1.25
+    print("# window %d: per CPU (nr_running, group_type, overloaded fraction) %s; sum %.2f%s" %
+          (t, [(r[1], r[2], round(r[3], 2)) for r in rows], fr,
+           "" if right is None else ", 2-task CPU overloaded at the end: %s" % right))
+n = len(hog)
+print("# %d hog windows; machine overloaded in %d; exactly one CPU overloaded at a time in %d; "
+      "at the window end the 2-task CPU overloaded and the 1-task CPU not in %d of %d" %
+      (n, covered, one_at_a_time, end_right, end_windows))
+bad = []
+if n < 8:
+    bad.append("fewer than 8 hog windows")
+if covered < 0.8 * n:
+    bad.append("machine group overloaded in fewer than 80 % of the hog windows")
+if one_at_a_time < 0.7 * n:
+    bad.append("per-CPU overloaded fractions do not add up to ~1 in 70 % of the windows")
+if end_windows < 0.5 * n or end_right < 0.8 * end_windows:
+    bad.append("the CPU holding two threads is not the overloaded one at 80 % of the window ends")
+for b in bad:
+    print("# " + b)
+sys.exit(1 if bad else 0)
+EOF
+}
+
 for src in bpf tracefs; do
-	run_hogs "$src"
+	run_hogs "$src" 10 -- --source "$src"
 	ok $? "run --source $src: clean exit on SIGTERM, report written"
 	compare "$src"
 	ok $? "run --source $src: every hog thread's CPU time within 2 % of its own clock"
+	overload "$src" 10
+	rc=$?
+	what="run --source $src: the 2-CPU group overloaded in most windows, and moment by moment the CPU holding two threads"
+	if [ $rc = 77 ]; then
+		ok 0 "$what # SKIP the machine is busy with other work"
+	else
+		ok $rc "$what"
+	fi
 done
 
 # The BPF run carries the kernel's PELT values: the engine's error.
@@ -118,6 +222,45 @@ ok $? "run --source bpf: CPU util_avg median error <= 51 (LISA's 5 %) ($med)"
 "$IMB" run --listen '' --db '' --duration 2 -q 2>"$T/dur.err"
 ok $? "run --duration 2 stops by itself with status 0"
 
+# --- capabilities ----------------------------------------------------------
+# capability bits as in /proc/PID/status
+CAP_PERFMON=38 CAP_BPF=39
+capeff() { sed -n 's/^CapEff:[^0-9a-f]*//p' "/proc/$1/status"; }
+# Root without CAP_BPF and CAP_SYS_ADMIN (dropped from the bounding set, so
+# the daemon's exec cannot regain them): BPF cannot load, the daemon falls
+# back to tracefs by itself, says so once, and counts the threads.
+run_hogs fallback 4 setpriv --bounding-set=-bpf,-sys_admin --inh-caps=-bpf,-sys_admin -- 2>/dev/null
+rc=$?
+sed 's/^/# /' "$T/fallback.err"
+[ "$rc" = 0 ] && grep -q 'running: source tracefs' "$T/fallback.err" &&
+	[ "$(grep -c 'falling back to tracefs' "$T/fallback.err")" = 1 ] &&
+	jq -e '.source.format == "tracefs"' "$T/fallback.json" >/dev/null
+ok $? "without CAP_BPF and CAP_SYS_ADMIN: falls back to tracefs by itself, saying so once"
+compare fallback
+ok $? "without CAP_BPF and CAP_SYS_ADMIN: the hogs' CPU time within 2 % through tracefs"
+
+# Exactly the unit's CapabilityBoundingSet=CAP_BPF CAP_PERFMON (tracefs
+# already mounted): the BPF source loads and counts, and so does tracefs.
+for src in bpf tracefs; do
+	rm -f "$T/caps-$src.db"
+	setpriv --bounding-set=-all,+bpf,+perfmon --inh-caps=-all,+bpf,+perfmon \
+		"$IMB" run --source "$src" --listen '' --db "$T/caps-$src.db" --window 1000 \
+		--report "$T/caps-$src.json" 2>"$T/caps-$src.err" &
+	daemon=$!
+	wait_ready "$T/caps-$src.err"
+	eff=$(capeff "$daemon")
+	"$HOGS" --threads 3 --seconds 3 --json >"$T/caps-$src.truth.json"
+	kill -TERM "$daemon"
+	wait "$daemon"
+	rc=$?
+	daemon=
+	want=$(printf '%016x' $(( (1 << CAP_BPF) | (1 << CAP_PERFMON) )))
+	[ "$rc" = 0 ] && [ "$eff" = "$want" ] && grep -q "running: source $src" "$T/caps-$src.err"
+	ok $? "only CAP_BPF and CAP_PERFMON (CapEff $eff): --source $src runs and exits 0"
+	compare "caps-$src"
+	ok $? "only CAP_BPF and CAP_PERFMON: --source $src counts the hogs' CPU time within 2 %"
+done
+
 # --- SIGTERM mid-run: clean exit within 1 s, nothing left behind ---------
 before_clock=$(cat /sys/kernel/tracing/trace_clock)
 before_events=$(cat /sys/kernel/tracing/set_event | sort | tr '\n' ' ')
@@ -129,6 +272,19 @@ for src in bpf tracefs; do
 	wait_ready "$T/term-$src.err"
 	sleep 2
 	ours=$(progs_of "$daemon")
+	nours=$(echo $ours | wc -w)
+	attached=0
+	if [ "$src" = bpf ]; then
+		# every program the daemon holds is loaded, and it holds some
+		for id in $ours; do
+			bpftool prog show id "$id" >/dev/null 2>&1 && attached=$((attached + 1))
+		done
+		[ "$nours" -ge 3 ] && [ "$attached" = "$nours" ]
+	else
+		[ "$nours" = 0 ] && [ -d "/sys/kernel/tracing/instances/imbalanced-$daemon" ] &&
+			[ "$(cat "/sys/kernel/tracing/instances/imbalanced-$daemon/tracing_on")" = 1 ]
+	fi
+	ok $? "run --source $src: before SIGTERM, ours is attached ($attached of $nours BPF programs loaded; tracefs instance: $(ls /sys/kernel/tracing/instances | grep -c '^imbalanced-'))"
 	t0=$(date +%s%N)
 	kill -TERM "$daemon"
 	wait "$daemon"
@@ -150,7 +306,7 @@ for src in bpf tracefs; do
 		i=$((i + 1))
 	done
 	[ "$left" = 0 ]
-	ok $? "run --source $src: none of its $(echo $ours | wc -w) BPF programs is left ($left)"
+	ok $? "run --source $src: none of its $nours BPF programs is left ($left)"
 	ls /sys/kernel/tracing/instances | grep -q '^imbalanced-'
 	[ $? != 0 ]
 	ok $? "run --source $src: no tracefs instance of ours left"

@@ -29,6 +29,10 @@ for k in Type=notify WatchdogSec= ExecReload= StateDirectory=imbalanced ProtectS
 	grep -q "^$k" "$unit"
 	ok $? "the unit sets $k"
 done
+# the bounding set withholds CAP_SYS_ADMIN: a privileged ExecStartPre
+# mounts tracefs for the fallback when nothing else has
+grep -q "^ExecStartPre=+.*mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing" "$unit"
+ok $? "the unit mounts tracefs with full privileges (ExecStartPre=+) when it is not mounted"
 "$IMB" config --config "$B/doc/imbalanced.conf" >"$T/effective.conf" &&
 	"$IMB" config --defaults | cmp -s - "$T/effective.conf"
 ok $? "the shipped imbalanced.conf parses and holds the defaults"
