@@ -159,7 +159,7 @@ static void store_window(struct imb_window *w, void *ctx)
 
 	if (!r->store_rc && !r->run_id) {
 		struct store_run_info ri = {
-			.started_ns = w->t_start_ns,
+			.started_ns = 0,	/* wall clock now: an offline run starts now */
 			.source = file_is_text_name(r->path) ? "text" : "trace.dat",
 			.host = r->path,	/* offline: the file analysed */
 			.kernel = "",
@@ -476,6 +476,11 @@ int cmd_analyze(int argc, char **argv)
 			rc = CLI_EXIT_USAGE;
 			goto out;
 		}
+		/* the findings' final state: closed episodes, whole-run findings */
+		if (r->run_id > 0 && !r->store_rc &&
+		    store_findings_commit(r->store, r->run_id, r->summary->findings,
+					  r->summary->nr_findings))
+			r->store_rc = -EIO;
 		if (r->store_rc) {
 			fprintf(stderr, "imbalanced: %s: %s\n", o.db, store_last_error(r->store));
 			rc = CLI_EXIT_USAGE;

@@ -126,7 +126,7 @@ static void rt_alert_store(void *ctx, const struct imb_alert *a)
 {
 	struct runtime *rt = ctx;
 
-	if (rt->store && store_alert_insert(rt->store, rt->run_id, &a->finding, a->state, a->t_ns))
+	if (rt->store && store_alert_insert(rt->store, rt->run_id, a))
 		rt->store_errors++;
 }
 
@@ -274,6 +274,7 @@ static int rt_store_open(struct runtime *rt, char *err)
 	struct store_opts so = {
 		.raw_days = rt->cfg.retention_days,
 		.minute_days = rt->cfg.downsample_days,
+		.max_bytes = rt->cfg.db_max_bytes,
 	};
 	const char *serr = NULL;
 

@@ -93,6 +93,14 @@ static const char *const migrations[] = {
 	"CREATE TABLE windows_1m(run_id INTEGER NOT NULL, t_ns INTEGER NOT NULL,"
 	" events INTEGER, lost_events INTEGER, n INTEGER, PRIMARY KEY(run_id, t_ns));"
 	"ALTER TABLE runs ADD COLUMN downsampled_ns INTEGER;",
+
+	/* 3 -> 4: an alert's evidence: the flight-recorder file and the
+	 * identity of what it is about (kind and subject are there already;
+	 * finding_id is the run-local id of the findings row when one matched) */
+	"ALTER TABLE alerts ADD COLUMN evidence_file TEXT;"
+	"ALTER TABLE alerts ADD COLUMN finding_t_start_ns INTEGER;"
+	"UPDATE alerts SET finding_id = NULL WHERE finding_id = 0;"
+	"CREATE INDEX alerts_t ON alerts(t_ns);",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == STORE_SCHEMA_VERSION,
@@ -103,12 +111,14 @@ _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == STORE_SCHEMA_VERSIO
 enum {
 	ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
 	ST_RUN, ST_RUN_T0,
-	ST_WINDOW, ST_CPU, ST_TASK, ST_JOB, ST_FINDING, ST_ALERT,
+	ST_WINDOW, ST_CPU, ST_TASK, ST_JOB, ST_FINDING, ST_ALERT, ST_ALERT_FINDING,
 	ST_RUNS_SCAN,
 	ST_DS_CPU, ST_DS_JOB, ST_DS_WIN, ST_DS_MARK,
 	ST_PURGE_CPU, ST_PURGE_TASK, ST_PURGE_JOB, ST_PURGE_WIN,
 	ST_PURGE_CPU1M, ST_PURGE_JOB1M, ST_PURGE_WIN1M,
 	ST_PURGE_FINDINGS, ST_PURGE_ALERTS,
+	ST_PAGES, ST_FREEPAGES,
+	ST_OLDEST_RAW, ST_OLDEST_1M,
 	ST__MAX
 };
 
@@ -140,7 +150,13 @@ static const char *const writer_sql[ST__MAX] = {
 		       " summary = excluded.summary, evidence = excluded.evidence,"
 		       " open = excluded.open",
 	[ST_ALERT] = "INSERT INTO alerts(run_id, t_ns, state, kind, severity, subject, value,"
-		     " threshold, summary, finding_id) VALUES(?,?,?,?,?,?,?,?,?,?)",
+		     " threshold, summary, finding_id, evidence_file, finding_t_start_ns)"
+		     " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+	/* the analyzer's finding on the same thing, open or ended after the
+	 * condition began: a job's finding says "job KEY", the alert "KEY" */
+	[ST_ALERT_FINDING] = "SELECT run_finding_id FROM findings WHERE run_id = ?1 AND kind = ?2"
+			     " AND (subject = ?3 OR subject = 'job ' || ?3 OR kind = 'lost_events')"
+			     " AND (open OR t_end_ns >= ?4) ORDER BY t_end_ns DESC, id DESC LIMIT 1",
 	[ST_RUNS_SCAN] = "SELECT id, started_ns, t0_ns, coalesce(downsampled_ns, 0),"
 			 " (SELECT max(t_ns) FROM windows w WHERE w.run_id = runs.id)"
 			 " FROM runs WHERE t0_ns IS NOT NULL AND (id = ?1"
@@ -177,6 +193,23 @@ static const char *const writer_sql[ST__MAX] = {
 #undef PURGE
 	[ST_PURGE_FINDINGS] = "DELETE FROM findings WHERE rowid IN (SELECT rowid FROM findings"
 			      " WHERE run_id = ?1 AND t_end_ns < ?2 AND open = 0 LIMIT ?3)",
+	[ST_PAGES] = "PRAGMA page_count",
+	[ST_FREEPAGES] = "PRAGMA freelist_count",
+	/*
+	 * Size bound: the oldest run holding raw windows, the end of its
+	 * first ?1 windows (never past what is downsampled); then the same
+	 * for minute rows.  Both walk the (run_id, t_ns) indexes.
+	 */
+	[ST_OLDEST_RAW] = "SELECT r.id, min(coalesce(r.downsampled_ns, 0), coalesce((SELECT t_ns"
+			  " FROM windows w WHERE w.run_id = r.id ORDER BY t_ns LIMIT 1 OFFSET ?1),"
+			  " (SELECT max(t_ns) + 1 FROM windows w WHERE w.run_id = r.id))),"
+			  " (SELECT min(t_ns) FROM windows w WHERE w.run_id = r.id)"
+			  " FROM runs r WHERE r.id = (SELECT run_id FROM windows ORDER BY run_id, t_ns"
+			  " LIMIT 1)",
+	[ST_OLDEST_1M] = "SELECT r.id, coalesce((SELECT t_ns FROM windows_1m m WHERE m.run_id = r.id"
+			 " ORDER BY t_ns LIMIT 1 OFFSET ?1), (SELECT max(t_ns) + 1 FROM windows_1m m"
+			 " WHERE m.run_id = r.id)), 0 FROM runs r WHERE r.id = (SELECT run_id FROM"
+			 " windows_1m ORDER BY run_id, t_ns LIMIT 1)",
 };
 
 struct store {
@@ -184,6 +217,7 @@ struct store {
 	char *path;
 	sqlite3_stmt *st[ST__MAX];
 	struct store_opts o;
+	int64_t page_size;
 	uint32_t *order;		/* task index scratch, amortized */
 	size_t order_cap;
 	const struct imb_task_sample *sort_tasks;
@@ -311,17 +345,50 @@ struct store *store_open(const char *path, const struct store_opts *opts, const 
 		goto fail;
 	}
 	sqlite3_busy_timeout(s->db, (int)s->o.busy_timeout_ms);
-	rc = sqlite3_exec(s->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-			  " PRAGMA foreign_keys = OFF;", NULL, NULL, NULL);
+	/*
+	 * A new file gets incremental auto_vacuum, so the size bound can give
+	 * pages back; it can only be chosen before the first table, so older
+	 * databases keep reusing their free pages instead.
+	 */
+	rc = sqlite3_exec(s->db, "PRAGMA auto_vacuum = INCREMENTAL", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(s->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+				  " PRAGMA foreign_keys = OFF;", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
 		*err = rc == SQLITE_NOTADB ? "not a database" : "cannot enable WAL";
 		goto fail;
+	}
+	if (s->o.max_bytes) {
+		/* keep the WAL a small part of the bound: checkpoint and
+		 * truncate it at 1/16 of it (at most SQLite's default 1000 pages) */
+		char sql[128];
+		uint64_t lim = s->o.max_bytes / 16;
+
+		snprintf(sql, sizeof(sql), "PRAGMA journal_size_limit = %llu;"
+			 " PRAGMA wal_autocheckpoint = %llu", (unsigned long long)lim,
+			 (unsigned long long)(lim / 4096 < 16 ? 16 : lim / 4096 > 1000 ? 1000 :
+					      lim / 4096));
+		rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+		if (rc != SQLITE_OK) {
+			*err = "cannot set the WAL limits";
+			goto fail;
+		}
 	}
 	rc = store_migrate(s->db, target, err);
 	if (rc) {
 		store_close(s);
 		errno = -rc;
 		return NULL;
+	}
+	{
+		sqlite3_stmt *st;
+
+		s->page_size = 4096;
+		if (sqlite3_prepare_v2(s->db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK) {
+			if (sqlite3_step(st) == SQLITE_ROW)
+				s->page_size = sqlite3_column_int64(st, 0);
+			sqlite3_finalize(st);
+		}
 	}
 	if (target == STORE_SCHEMA_VERSION) {
 		for (int i = 0; i < ST__MAX; i++) {
@@ -582,6 +649,120 @@ static int64_t floor_min(int64_t t)
 	return t / NS_PER_MIN * NS_PER_MIN;
 }
 
+static int64_t st_int(struct store *s, int which)
+{
+	sqlite3_stmt *st = s->st[which];
+	int64_t v = -1;
+
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return v;
+}
+
+static uint64_t wal_bytes(const struct store *s)
+{
+	char wal[PATH_MAX];
+	struct stat sb;
+
+	snprintf(wal, sizeof(wal), "%s-wal", s->path);
+	return stat(wal, &sb) ? 0 : (uint64_t)sb.st_size;
+}
+
+/* the oldest run with rows and where a batch of them ends, or 0 */
+static int oldest_batch(struct store *s, int which, int64_t n, int64_t *run, int64_t *cut,
+			int64_t *first)
+{
+	sqlite3_stmt *st = s->st[which];
+	int rc;
+
+	sqlite3_bind_int64(st, 1, n - 1);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*run = sqlite3_column_int64(st, 0);
+		*cut = sqlite3_column_int64(st, 1);
+		*first = sqlite3_column_int64(st, 2);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : store_errno(rc);
+}
+
+/*
+ * Delete a batch of one run's rows before @cut from the tables of @which;
+ * the last one (windows, windows_1m) says where the oldest rows are, so
+ * it goes only once the others have nothing left before @cut: no orphans.
+ */
+static int bound_purge(struct store *s, const int *which, size_t n, int64_t run, int64_t cut,
+		       int64_t batch)
+{
+	bool full = false;
+	int rc;
+
+	for (size_t k = 0; k + 1 < n; k++) {
+		if ((rc = st_range(s, which[k], run, cut, batch)))
+			return rc;
+		full |= sqlite3_changes(s->db) >= batch;
+	}
+	return full ? 0 : st_range(s, which[n - 1], run, cut, batch);
+}
+
+/*
+ * The size bound (max_bytes): the live pages (page_count - freelist) plus
+ * the WAL.  Over it, delete the oldest rows, raw windows first (only what
+ * is downsampled already), then minute rows, one batch per table per
+ * commit; freed pages are reused, and with incremental auto_vacuum (new
+ * databases) the pages beyond the bound go back to the file system.
+ */
+static int store_bound(struct store *s)
+{
+	int64_t max = u2i(s->o.max_bytes), pages, freep, used, run = 0, cut = 0, first = 0;
+	int64_t batch = s->o.purge_batch;
+	int rc;
+
+	if (!max)
+		return 0;
+	pages = st_int(s, ST_PAGES);
+	freep = st_int(s, ST_FREEPAGES);
+	if (pages < 0 || freep < 0)
+		return -EIO;
+	used = (pages - freep) * s->page_size + u2i(wal_bytes(s));
+	if (used > max) {
+		static const int raw[] = { ST_PURGE_CPU, ST_PURGE_TASK, ST_PURGE_JOB, ST_PURGE_WIN };
+		static const int old[] = { ST_PURGE_CPU1M, ST_PURGE_JOB1M, ST_PURGE_WIN1M };
+
+		rc = oldest_batch(s, ST_OLDEST_RAW, STORE_BOUND_WINDOWS, &run, &cut, &first);
+		if (rc < 0)
+			return rc;
+		/* a cut at or below the run's first window (nothing downsampled
+		 * yet) deletes nothing raw: minute rows go instead */
+		if (rc && cut > first) {
+			rc = bound_purge(s, raw, 4, run, cut, batch);
+		} else {
+			rc = oldest_batch(s, ST_OLDEST_1M, STORE_BOUND_MINUTES, &run, &cut, &first);
+			if (rc > 0)
+				rc = bound_purge(s, old, 3, run, cut, batch);
+		}
+		if (rc < 0)
+			return rc;
+		freep = st_int(s, ST_FREEPAGES);
+	}
+	/* give back the free pages beyond the bound (no-op unless incremental) */
+	if (pages * s->page_size > max && freep > 0) {
+		int64_t n = (pages * s->page_size - max) / s->page_size + 1;
+
+		if (n > freep)
+			n = freep;
+		if (n > STORE_BOUND_VACUUM_PAGES)
+			n = STORE_BOUND_VACUUM_PAGES;
+		char sql[64];
+
+		/* a pragma takes no parameter: the count is formatted in */
+		snprintf(sql, sizeof(sql), "PRAGMA incremental_vacuum(%lld)", (long long)n);
+		return store_errno(sqlite3_exec(s->db, sql, NULL, NULL, NULL));
+	}
+	return 0;
+}
+
 /* Downsample finished minutes and purge expired rows, a bounded amount. */
 static int store_maintain(struct store *s, int64_t cur_run)
 {
@@ -650,6 +831,8 @@ static int store_maintain(struct store *s, int64_t cur_run)
 				rc = st_range(s, old[k], runs[i].id, cut, batch);
 		}
 	}
+	if (!rc)
+		rc = store_bound(s);
 	return rc;
 }
 
@@ -672,24 +855,60 @@ int store_window_commit(struct store *s, int64_t run_id, const struct imb_window
 	return rc;
 }
 
-int store_alert_insert(struct store *s, int64_t run_id, const struct imb_finding *f,
-		       const char *state, uint64_t t_ns)
+int store_alert_insert(struct store *s, int64_t run_id, const struct imb_alert *a)
 {
+	const struct imb_finding *f = &a->finding;
 	sqlite3_stmt *st = s->st[ST_ALERT];
+	int64_t fid = u2i(f->id);
+	int rc;
 
 	if (!st)
 		return -EPROTO;
+	if (!fid) {
+		sqlite3_stmt *q = s->st[ST_ALERT_FINDING];
+
+		sqlite3_bind_int64(q, 1, run_id);
+		bind_text(q, 2, f->kind, sizeof(f->kind));
+		bind_text(q, 3, f->subject, sizeof(f->subject));
+		sqlite3_bind_int64(q, 4, u2i(f->t_start_ns));
+		rc = sqlite3_step(q);
+		if (rc == SQLITE_ROW)
+			fid = sqlite3_column_int64(q, 0);
+		sqlite3_reset(q);
+		sqlite3_clear_bindings(q);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			return store_errno(rc);
+	}
 	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, u2i(t_ns));
-	bind_text(st, 3, state, 32);
+	sqlite3_bind_int64(st, 2, u2i(a->t_ns));
+	bind_text(st, 3, a->state, sizeof(a->state));
 	bind_text(st, 4, f->kind, sizeof(f->kind));
 	bind_text(st, 5, imb_severity_name(f->severity), 16);
 	bind_text(st, 6, f->subject, sizeof(f->subject));
 	sqlite3_bind_double(st, 7, f->value);
 	sqlite3_bind_double(st, 8, f->threshold);
 	bind_text(st, 9, f->summary, sizeof(f->summary));
-	sqlite3_bind_int64(st, 10, u2i(f->id));
+	if (fid)
+		sqlite3_bind_int64(st, 10, fid);
+	bind_text(st, 11, a->evidence_file[0] ? a->evidence_file : NULL, sizeof(a->evidence_file));
+	sqlite3_bind_int64(st, 12, u2i(f->t_start_ns));
 	return st_run(st);
+}
+
+int store_findings_commit(struct store *s, int64_t run_id, const struct imb_finding *f, size_t n)
+{
+	int rc;
+
+	if (!s->st[ST_BEGIN])
+		return -EPROTO;
+	rc = st_run(s->st[ST_BEGIN]);
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = store_write_finding(s, run_id, &f[i]);
+	if (!rc)
+		rc = st_run(s->st[ST_COMMIT]);
+	if (rc)
+		st_run(s->st[ST_ROLLBACK]);
+	return rc;
 }
 
 uint64_t store_size_bytes(struct store *s)
@@ -710,6 +929,7 @@ uint64_t store_size_bytes(struct store *s)
 
 enum {
 	RD_STATUS, RD_LATEST, RD_CPUS, RD_TASKS, RD_JOBS, RD_FINDINGS, RD_NFINDINGS,
+	RD_ALERTS,
 	RD__MAX
 };
 
@@ -738,6 +958,10 @@ static const char *const reader_sql[RD__MAX] = {
 			" WHEN 'critical' THEN 2 ELSE 0 END >= ?3"
 			" ORDER BY t_end_ns DESC, id DESC LIMIT ?4",
 	[RD_NFINDINGS] = "SELECT count(*) FROM findings",
+	[RD_ALERTS] = "SELECT t_ns, state, kind, severity, subject, value, threshold, summary,"
+		      " coalesce(finding_id, 0), coalesce(finding_t_start_ns, 0),"
+		      " coalesce(evidence_file, ''), run_id FROM alerts WHERE t_ns >= ?1"
+		      " ORDER BY t_ns DESC, id DESC LIMIT ?2",
 };
 
 struct store_reader {
@@ -1018,6 +1242,60 @@ int store_reader_findings(struct store_reader *r, const struct store_finding_que
 		col_text(st, 8, f->summary, sizeof(f->summary));
 		col_text(st, 9, f->evidence, sizeof(f->evidence));
 		f->open = sqlite3_column_int(st, 10);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE) {
+		free(arr);
+		return store_errno(rc);
+	}
+	*out = arr;
+	*n = nr;
+	return 0;
+}
+
+int store_reader_alerts(struct store_reader *r, uint64_t since_ns, size_t limit,
+			struct store_alert **out, size_t *n)
+{
+	sqlite3_stmt *st = r->st[RD_ALERTS];
+	struct store_alert *arr = NULL;
+	size_t cap = 0, nr = 0;
+	char sev[16];
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	sqlite3_bind_int64(st, 1, u2i(since_ns));
+	sqlite3_bind_int64(st, 2, limit ? (int64_t)limit : 1000);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_alert *al;
+		struct imb_finding *f;
+
+		if (grow((void **)&arr, &cap, nr, sizeof(*al))) {
+			sqlite3_reset(st);
+			free(arr);
+			return -ENOMEM;
+		}
+		al = &arr[nr++];
+		memset(al, 0, sizeof(*al));
+		f = &al->alert.finding;
+		al->alert.t_ns = col_u64(st, 0);
+		col_text(st, 1, al->alert.state, sizeof(al->alert.state));
+		col_text(st, 2, f->kind, sizeof(f->kind));
+		col_text(st, 3, sev, sizeof(sev));
+		f->severity = imb_severity_parse(sev);
+		if (f->severity < 0)
+			f->severity = IMB_SEV_INFO;
+		col_text(st, 4, f->subject, sizeof(f->subject));
+		f->value = sqlite3_column_double(st, 5);
+		f->threshold = sqlite3_column_double(st, 6);
+		col_text(st, 7, f->summary, sizeof(f->summary));
+		f->id = col_u64(st, 8);
+		f->t_start_ns = col_u64(st, 9);
+		f->t_end_ns = al->alert.t_ns;
+		f->open = !strcmp(al->alert.state, "fired");
+		col_text(st, 10, al->alert.evidence_file, sizeof(al->alert.evidence_file));
+		al->run_id = sqlite3_column_int64(st, 11);
 	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);

@@ -25,7 +25,7 @@
 
 #include "analyzers/window.h"
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 /* Defaults, in one place. */
 #define STORE_DEFAULT_RAW_DAYS		7
@@ -33,6 +33,9 @@
 #define STORE_DEFAULT_MAX_TASKS		16	/* busiest task rows per window; bounds growth */
 #define STORE_DEFAULT_PURGE_BATCH	2000	/* rows per table per commit */
 #define STORE_DEFAULT_BUSY_MS		5000
+#define STORE_BOUND_WINDOWS		60	/* raw windows per commit over max_bytes */
+#define STORE_BOUND_MINUTES		10	/* minutes of rows per commit, after raw */
+#define STORE_BOUND_VACUUM_PAGES	256	/* pages given back per commit */
 
 struct store;
 struct store_reader;
@@ -43,6 +46,7 @@ struct store_opts {
 	uint32_t max_tasks_per_window;	/* 0 = default; busiest tasks first */
 	uint32_t purge_batch;		/* 0 = default */
 	uint32_t busy_timeout_ms;	/* 0 = default */
+	uint64_t max_bytes;		/* soft size bound, 0 = none (see store_window_commit) */
 	int max_version;		/* 0 = latest; tests build old schemas */
 	uint64_t (*clock_ns)(void *ctx);	/* wall clock; NULL = CLOCK_REALTIME */
 	void *clock_ctx;
@@ -78,15 +82,32 @@ int64_t store_run_begin(struct store *s, const struct store_run_info *info);
 /**
  * store_window_commit - write one window (samples, findings) in one
  * transaction, downsample finished minutes and purge a batch of expired rows
+ *
+ * With max_bytes set, while the live pages plus the WAL exceed it, each
+ * commit also deletes the oldest rows: up to STORE_BOUND_WINDOWS raw
+ * windows already downsampled, or when there are none, up to
+ * STORE_BOUND_MINUTES minutes of rows (findings and alerts stay).  Freed pages
+ * are reused; a database created by this version (incremental
+ * auto_vacuum) also gives up to STORE_BOUND_VACUUM_PAGES pages beyond the
+ * bound back per commit.
  * Returns 0 or -errno (-EBUSY when the database stayed locked).
  */
 int store_window_commit(struct store *s, int64_t run_id, const struct imb_window *w);
 /**
- * store_alert_insert - record an alert transition ("firing"/"resolved")
+ * store_findings_commit - upsert the final state of a run's findings (the
+ * summary of `analyze`: closed episodes, whole-run findings) in one
+ * transaction.  Returns 0 or -errno.
+ */
+int store_findings_commit(struct store *s, int64_t run_id, const struct imb_finding *f, size_t n);
+/**
+ * store_alert_insert - record an alert transition ("fired"/"recovered")
+ * with its evidence: the flight-recorder file, the condition's kind,
+ * subject and start, and the findings row it is about (@a->finding.id, or
+ * when 0, the run's latest finding of that kind and subject still open or
+ * ended after the condition began; none leaves finding_id NULL).
  * Returns 0 or -errno.
  */
-int store_alert_insert(struct store *s, int64_t run_id, const struct imb_finding *f,
-		       const char *state, uint64_t t_ns);
+int store_alert_insert(struct store *s, int64_t run_id, const struct imb_alert *a);
 /** store_size_bytes - database file plus WAL, in bytes (0 on error) */
 uint64_t store_size_bytes(struct store *s);
 /** store_last_error - static text of the last SQLite error on this handle */
@@ -141,6 +162,22 @@ struct store_finding_query {
  */
 int store_reader_findings(struct store_reader *r, const struct store_finding_query *q,
 			  struct imb_finding **out, size_t *n);
+
+struct store_alert {
+	int64_t run_id;
+	/* finding: kind, subject, severity, value, threshold, summary;
+	 * id = run-local finding id (0 none), t_start_ns = condition start,
+	 * t_end_ns = the alert's t_ns; evidence_file "" when none */
+	struct imb_alert alert;
+};
+
+/**
+ * store_reader_alerts - alerts with t_ns >= @since_ns, newest first, at
+ * most @limit (0 = 1000)
+ * @out: array the caller frees with free()
+ */
+int store_reader_alerts(struct store_reader *r, uint64_t since_ns, size_t limit,
+			struct store_alert **out, size_t *n);
 
 struct store_point {
 	uint64_t t_ns;

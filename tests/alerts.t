@@ -113,6 +113,11 @@ file=$(ls "$T"/flight-*unfairness*.events.gz 2>/dev/null | head -n1)
 ok $? "the flight-recorder file is written, gzip-compressed"
 grep -q "events in $file" "$T/run.err"
 ok $? "the alert names the flight-recorder file"
+# the alert row links its evidence: the file, and the condition's start
+link=$(sqlite3 "$T/a.db" "select evidence_file, finding_t_start_ns > 0 and finding_t_start_ns < t_ns
+	from alerts where kind='unfairness' and state='fired'" 2>/dev/null)
+[ "$link" = "$file|1" ]
+ok $? "the store's alert row names the flight-recorder file and when the condition began ($link)"
 "$IMB" analyze --json "$file" >"$T/fr.json" 2>"$T/fr.err" &&
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if r["events"] > 1000 else 1)' "$T/fr.json"
 ok $? "analyze reads the flight-recorder file back"

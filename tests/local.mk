@@ -27,6 +27,8 @@ tests_test_store_SOURCES = tests/test_store.c
 tests_test_store_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_store_LDADD = $(IMB_SINK_LIBS)
 TESTS += tests/test_store
+TESTS += tests/store-analyze.t
+dist_check_SCRIPTS += tests/store-analyze.t
 # tests/http-feeder: the real HTTP server fed synthetic windows.
 check_PROGRAMS += tests/http-feeder
 tests_http_feeder_SOURCES = tests/http-feeder.c

@@ -84,8 +84,10 @@ static int exec(const char *path, const char *sql)
 	sqlite3 *db;
 	int rc;
 
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+		sqlite3_close(db);
 		return -1;
+	}
 	rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		printf("# sql error: %s\n", sqlite3_errmsg(db));
@@ -297,10 +299,14 @@ static void test_migrations(void)
 				"INSERT INTO findings(run_id, t_start_ns, t_end_ns, kind, severity, subject, value,"
 				" threshold, summary) VALUES(1, 4000000000, 5000000000, 'overload', 'warning',"
 				" 'cpu1', 3, 1, 'old finding');");
+			exec(p, "INSERT INTO alerts(run_id, t_ns, state, kind, severity, subject, value,"
+				" threshold, summary) VALUES(1, 5000000000, 'fired', 'overload', 'warning',"
+				" 'cpu1', 3, 1, 'old alert');");
 			if (from >= 2)
 				exec(p, "INSERT INTO windows VALUES(1, 4000000000, 5000000000, 77, 0);"
 					"UPDATE runs SET t0_ns = 4000000000;"
-					"UPDATE findings SET run_finding_id = 7;");
+					"UPDATE findings SET run_finding_id = 7;"
+					"UPDATE alerts SET finding_id = 0;");
 		}
 		s = open_fake(name, 0, 0);
 		ok(s && store_schema_version(s) == STORE_SCHEMA_VERSION,
@@ -319,6 +325,19 @@ static void test_migrations(void)
 			   w->cpus[1].runnable_avg == 555 && w->nr_jobs == 1,
 			   "v%d: migrated data reads through the reader", from);
 			imb_window_free(w);
+			{
+				struct store_alert *al = NULL;
+				size_t na = 0;
+
+				ok(r && store_reader_alerts(r, 0, 0, &al, &na) == 0 && na == 1 &&
+				   !strcmp(al[0].alert.state, "fired") &&
+				   !strcmp(al[0].alert.finding.subject, "cpu1") &&
+				   al[0].alert.finding.id == 0 && al[0].alert.evidence_file[0] == 0 &&
+				   al[0].alert.t_ns == 5 * SEC,
+				   "v%d: the old alert reads back, with no evidence file or finding link",
+				   from);
+				free(al);
+			}
 			store_reader_close(r);
 		}
 		/* a new run after migration works and old minutes get downsampled */
@@ -327,8 +346,21 @@ static void test_migrations(void)
 			int64_t run = store_run_begin(s, &ri);
 			struct imb_window *nw = mk_window(100 * SEC, 3, 1);
 
+			struct imb_alert a = { .state = "fired", .t_ns = 100 * SEC,
+					       .evidence_file = "/var/lib/imbalanced/flight-x.events.gz" };
+
+			add_finding(nw, 3, "overload", IMB_SEV_WARNING, 1);
 			is_int(store_window_commit(s, run, nw), 0, "v%d: commits after migration", from);
 			imb_window_free(nw);
+			snprintf(a.finding.kind, sizeof(a.finding.kind), "overload");
+			snprintf(a.finding.subject, sizeof(a.finding.subject), "cpu1");
+			a.finding.t_start_ns = 97 * SEC;
+			is_int(store_alert_insert(s, run, &a), 0, "v%d: an alert inserts after migration",
+			       from);
+			is_int(q1(p, "SELECT count(*) FROM alerts WHERE finding_id = 3 AND"
+				  " finding_t_start_ns = 97000000000 AND evidence_file ="
+				  " '/var/lib/imbalanced/flight-x.events.gz'"), 1,
+			       "v%d: the new alert row links its finding and evidence file", from);
 			if (from > 0)
 				is_int(q1(p, "SELECT count(*) FROM cpu_samples_1m WHERE run_id = 1"), 2,
 				       "v%d: the old run's minute is downsampled", from);
@@ -425,6 +457,218 @@ static void test_retention(void)
 	store_close(s);
 }
 
+/* Alerts carry their evidence: the flight-recorder file and the finding. */
+static void test_alert_evidence(void)
+{
+	const char *p = db_path("alerts.db");
+	struct store *s = open_fake("alerts.db", 0, 0);
+	struct store_run_info ri = { .source = "bpf", .nr_cpus = 2, .window_ns = SEC };
+	struct store_reader *r;
+	struct store_alert *al = NULL;
+	struct imb_window *w;
+	struct imb_alert a;
+	size_t na = 0;
+	int64_t run;
+
+	fake_now = 1000 * DAY;
+	if (!s)
+		return;
+	run = store_run_begin(s, &ri);
+	w = mk_window(10 * SEC, 2, 1);
+	add_finding(w, 1, "overload", IMB_SEV_WARNING, 0);	/* cpu1, 9..10 s, closed */
+	add_finding(w, 2, "unfairness", IMB_SEV_WARNING, 1);
+	snprintf(w->findings[1].subject, sizeof(w->findings[1].subject), "job pid:100");
+	store_window_commit(s, run, w);
+	imb_window_free(w);
+
+	memset(&a, 0, sizeof(a));
+	snprintf(a.state, sizeof(a.state), "fired");
+	a.t_ns = 10 * SEC;
+	snprintf(a.finding.kind, sizeof(a.finding.kind), "unfairness");
+	snprintf(a.finding.subject, sizeof(a.finding.subject), "pid:100");	/* the job key */
+	a.finding.t_start_ns = 7 * SEC;
+	snprintf(a.evidence_file, sizeof(a.evidence_file), "/state/flight-1.events.gz");
+	is_int(store_alert_insert(s, run, &a), 0, "an alert with evidence inserts");
+	/* an overload that began after the closed finding ended: no link */
+	snprintf(a.finding.kind, sizeof(a.finding.kind), "overload");
+	snprintf(a.finding.subject, sizeof(a.finding.subject), "cpu1");
+	a.finding.t_start_ns = 10 * SEC + 1;
+	a.evidence_file[0] = 0;
+	a.t_ns = 11 * SEC;
+	store_alert_insert(s, run, &a);
+	/* ...and one that overlaps it links to it */
+	a.finding.t_start_ns = 9 * SEC;
+	a.t_ns = 12 * SEC;
+	snprintf(a.state, sizeof(a.state), "recovered");
+	store_alert_insert(s, run, &a);
+	/* an explicit finding id wins */
+	a.finding.id = 2;
+	a.t_ns = 13 * SEC;
+	store_alert_insert(s, run, &a);
+	store_close(s);
+
+	is_int(q1(p, "SELECT count(*) FROM alerts WHERE finding_id IS NULL"), 1,
+	       "an alert with no matching finding has finding_id NULL");
+	r = store_reader_open(p, NULL);
+	ok(r && store_reader_alerts(r, 0, 0, &al, &na) == 0 && na == 4, "four alerts read back");
+	if (na == 4) {
+		ok(al[3].alert.t_ns == 10 * SEC && al[3].alert.finding.id == 2 &&
+		   al[3].alert.finding.t_start_ns == 7 * SEC &&
+		   !strcmp(al[3].alert.evidence_file, "/state/flight-1.events.gz") &&
+		   !strcmp(al[3].alert.finding.subject, "pid:100") && al[3].run_id == run &&
+		   al[3].alert.finding.open,
+		   "oldest last: the job alert links the job's finding (\"job pid:100\") and its file");
+		ok(al[2].alert.finding.id == 0 && !al[2].alert.evidence_file[0],
+		   "the overload that began after the finding ended is not linked to it");
+		ok(al[1].alert.finding.id == 1 && !strcmp(al[1].alert.state, "recovered") &&
+		   !al[1].alert.finding.open, "the overlapping overload links finding 1");
+		ok(al[0].alert.finding.id == 2, "an explicit finding id is kept");
+	}
+	free(al);
+	ok(r && store_reader_alerts(r, 12 * SEC, 1, &al, &na) == 0 && na == 1 &&
+	   al[0].alert.t_ns == 13 * SEC, "since and limit apply");
+	free(al);
+	store_reader_close(r);
+}
+
+static long long file_size(const char *p)
+{
+	char wal[300];
+	long long n = 0;
+	FILE *f;
+
+	snprintf(wal, sizeof(wal), "%s-wal", p);
+	for (int i = 0; i < 2; i++) {
+		f = fopen(i ? wal : p, "rb");
+		if (!f)
+			continue;
+		fseek(f, 0, SEEK_END);
+		n += ftell(f);
+		fclose(f);
+	}
+	return n;
+}
+
+/*
+ * The size bound: with max_bytes, 12 minutes of windows (about 5 MiB
+ * unbounded) stay near the bound, the oldest raw rows going first and only
+ * once downsampled; a tighter bound then takes the oldest minute rows,
+ * STORE_BOUND_MINUTES per commit.  Done on a new database (incremental auto_vacuum: the
+ * file itself shrinks to the bound) and on one created without it (free
+ * pages are reused: the file stops growing).
+ */
+#define NWIN 720
+
+static void test_size_bound(int old_file)
+{
+	const char *name = old_file ? "bound-old.db" : "bound.db";
+	const char *p = db_path(name);
+	const uint64_t bound = 1 << 20;
+	struct store_opts o = { .clock_ns = fake_clock, .max_tasks_per_window = 64,
+				.max_bytes = bound };
+	struct store_run_info ri = { .source = "bpf", .nr_cpus = 2, .window_ns = SEC };
+	struct store *s;
+	uint64_t t0 = 6000 * SEC;
+	long long max_seen = 0, first_1m, n1m;
+	int rc = 0, i;
+	int64_t run;
+
+	if (old_file)	/* a file that had a table before this version: no auto_vacuum */
+		exec(p, "PRAGMA auto_vacuum = NONE; CREATE TABLE other(a);");
+	s = store_open(p, &o, NULL);
+	if (!s) {
+		ok(0, "%s opens", name);
+		return;
+	}
+	is_int(q1(p, "PRAGMA auto_vacuum"), old_file ? 0 : 2,
+	       old_file ? "an old file keeps auto_vacuum off" : "a new file has incremental auto_vacuum");
+	fake_now = 3000 * DAY;
+	ri.started_ns = fake_now;
+	run = store_run_begin(s, &ri);
+	for (i = 1; i <= NWIN && !rc; i++) {
+		struct imb_window *w = mk_window(t0 + i * SEC, 64, 1);
+
+		fake_now = ri.started_ns + i * SEC;
+		rc = store_window_commit(s, run, w);
+		imb_window_free(w);
+		if (i > NWIN / 4 && file_size(p) > max_seen)
+			max_seen = file_size(p);
+	}
+	is_int(rc, 0, "%d windows commit under a %llu byte bound", NWIN, (unsigned long long)bound);
+	diag("%s: after %d windows: file+WAL %lld bytes (peak after the first quarter %lld),"
+	     " %lld raw windows, %lld minute rows, live %lld bytes", name, NWIN, file_size(p), max_seen,
+	     q1(p, "SELECT count(*) FROM windows"), q1(p, "SELECT count(*) FROM windows_1m"),
+	     q1(p, "SELECT (SELECT page_count FROM pragma_page_count) -"
+		   " (SELECT freelist_count FROM pragma_freelist_count)") * 4096);
+	ok(q1(p, "SELECT (SELECT page_count FROM pragma_page_count) -"
+		 " (SELECT freelist_count FROM pragma_freelist_count)") * 4096 <= (long long)bound,
+	   "the live pages are within the bound");
+	if (old_file)
+		ok(max_seen <= (long long)bound * 2,
+		   "without auto_vacuum the file stops growing near the bound (peak %lld)", max_seen);
+	else
+		ok(file_size(p) <= (long long)(bound + bound / 4),
+		   "with incremental auto_vacuum the file is near the bound (%lld)", file_size(p));
+	ok(q1(p, "SELECT count(*) FROM windows") < NWIN &&
+	   q1(p, "SELECT count(*) FROM windows") >= 60,
+	   "the oldest raw windows are gone, the newest minute kept (%lld)",
+	   q1(p, "SELECT count(*) FROM windows"));
+	is_int(q1(p, "SELECT max(t_ns) FROM windows"), (long long)(t0 + NWIN * SEC),
+	       "the latest window is there");
+	is_int(q1(p, "SELECT count(*) - ((max(t_ns) - min(t_ns)) / 1000000000 + 1) FROM windows"), 0,
+	       "the raw windows kept are one run of consecutive windows");
+	is_int(q1(p, "SELECT sum(n) FROM windows_1m"), NWIN - 1,
+	       "every deleted raw window had been downsampled first (minute rows count them all)");
+	is_int(q1(p, "SELECT count(*) FROM task_samples WHERE t_ns < (SELECT min(t_ns) FROM windows)"),
+	       0, "their task rows are gone with them");
+	is_int(q1(p, "SELECT count(*) FROM cpu_samples_1m"), 2 * NWIN / 60,
+	       "every finished minute is kept downsampled (%d minutes x 2 CPUs)", NWIN / 60);
+	store_close(s);
+
+	/* a tighter bound: now the oldest minute rows go, a batch per commit */
+	o.max_bytes = 64 << 10;
+	o.purge_batch = 1000;
+	s = store_open(p, &o, NULL);
+	first_1m = q1(p, "SELECT min(t_ns) FROM cpu_samples_1m");
+	n1m = q1(p, "SELECT count(*) FROM cpu_samples_1m");
+	{
+		long long prev_n = n1m, prev_min = first_1m, max_drop = 0, n, mn;
+		int order_ok = 1;
+
+		for (i = NWIN + 1; i <= NWIN + 60 && !rc; i++) {
+			struct imb_window *w = mk_window(t0 + i * SEC, 64, 1);
+
+			fake_now = ri.started_ns + i * SEC;
+			rc = store_window_commit(s, run, w);
+			imb_window_free(w);
+			n = q1(p, "SELECT count(*) FROM cpu_samples_1m");
+			mn = q1(p, "SELECT min(t_ns) FROM cpu_samples_1m");
+			if (prev_n - n > max_drop)
+				max_drop = prev_n - n;
+			/* what is left: the newest minutes, none missing between */
+			if (n > 0 && (mn < prev_min ||
+				      q1(p, "SELECT count(*) - 2 * ((max(t_ns) - min(t_ns)) / 60000000000"
+					    " + 1) FROM cpu_samples_1m") != 0))
+				order_ok = 0;
+			prev_n = n;
+			if (n > 0)
+				prev_min = mn;
+		}
+		is_int(rc, 0, "commits go on under a bound smaller than the data");
+		ok(q1(p, "SELECT count(*) FROM cpu_samples_1m") < n1m,
+		   "minute rows go once no raw row can (%lld of %lld left)",
+		   q1(p, "SELECT count(*) FROM cpu_samples_1m"), n1m);
+		ok(max_drop > 0 && max_drop <= 2 * STORE_BOUND_MINUTES,
+		   "a commit deletes at most %d minutes (%lld rows of 2 CPUs)", STORE_BOUND_MINUTES,
+		   max_drop);
+		ok(order_ok, "the oldest minute rows go first");
+		is_int(q1(p, "SELECT max(t_ns) FROM windows"), (long long)(t0 + (NWIN + 60) * SEC),
+		       "the newest window is kept");
+	}
+	store_close(s);
+	ok(!strcmp(qtext(p, "PRAGMA integrity_check"), "ok"), "%s: integrity_check ok", name);
+}
+
 /* child: commit windows forever, report each committed window end on fd */
 static void writer_child(int fd)
 {
@@ -508,6 +752,9 @@ int main(void)
 	test_commit_and_read();
 	test_migrations();
 	test_retention();
+	test_alert_evidence();
+	test_size_bound(0);
+	test_size_bound(1);
 	test_kill9();
 	if (!getenv("KEEP_TMP")) {
 		char cmd[300];
