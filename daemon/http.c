@@ -52,6 +52,7 @@ struct http_server {
 
 struct req {
 	size_t uri_len;
+	bool headers_seen;		/* the handler's first call is over */
 };
 
 static uint64_t now_realtime_ns(void)
@@ -1144,6 +1145,17 @@ static enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const ch
 	if (*upload_data_size || (clen && strcmp(clen, "0")) ||
 	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
 		return http_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "requests must not have a body");
+	/*
+	 * A response queued in the first call (headers only) makes
+	 * libmicrohttpd discard the rest of the request and close the
+	 * connection: right for the refusals above, but a good request is
+	 * answered in the second call, so the connection stays open for the
+	 * next one (a new connection is a new thread here: 5x the cost).
+	 */
+	if (rq && !rq->headers_seen) {
+		rq->headers_seen = true;
+		return MHD_YES;
+	}
 	if (!token_ok(h, c))
 		return http_error(c, MHD_HTTP_UNAUTHORIZED, "missing or wrong bearer token");
 
