@@ -73,10 +73,14 @@ if command -v promtool >/dev/null; then
 	promtool check rules "$top_srcdir/doc/prometheus-alerts.yml" >"$TMPD/rules" 2>&1
 	ok $? "promtool check rules doc/prometheus-alerts.yml"
 	sed 's/^/# /' "$TMPD/rules" | head -10
+	promtool test rules "$top_srcdir/tests/prometheus-alerts-test.yml" >"$TMPD/rtest" 2>&1
+	ok $? "promtool test rules: each alert rule fires on its case and not on the near misses"
+	sed 's/^/# /' "$TMPD/rtest" | head -30
 else
 	skip_promtool="# SKIP promtool not installed (Debian's prometheus package)"
 	ok 0 "promtool check metrics $skip_promtool"
 	ok 0 "promtool check rules doc/prometheus-alerts.yml $skip_promtool"
+	ok 0 "promtool test rules $skip_promtool"
 fi
 
 # --- caching ---

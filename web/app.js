@@ -56,6 +56,12 @@
 		const items = [['host', st.host], ['kernel', st.kernel], ['source', st.source],
 			['mode', st.mode], ['window', (st.window_ns / 1e6) + ' ms'],
 			['events', st.events], ['lost', st.lost_events]];
+		// engine vs kernel PELT (live, where the stream carries the kernel's values)
+		if (st.pelt && st.pelt.kernel_reference) {
+			const e = (g) => g.samples ? g.median_abs_err + ' / ' + g.p95_abs_err : '-';
+			items.push(['PELT util err cpu', e(st.pelt.signals.util_avg)],
+				['PELT util err task', e(st.pelt.task_signals.util_avg)]);
+		}
 		for (const [k, v] of items) {
 			const d = document.createElement('div');
 			d.append(text('dt', k), text('dd', v === undefined || v === null ? '-' : String(v)));
