@@ -24,8 +24,21 @@ struct analyzer_config {
 	uint64_t window_ns;		/* window length */
 	double unfairness_threshold;	/* finding when above (0.10) */
 	uint64_t unfairness_min_ns;	/* ... for at least this long */
-	unsigned int imbalance_pct;	/* balancer's imbalance_pct (117) */
+	unsigned int imbalance_pct;	/* MC/LLC domain's imbalance_pct: CPU groups (117) */
+	unsigned int imbalance_pct_pkg;	/* package domain: LLC groups (117; 125 before 5.10) */
+	unsigned int imbalance_pct_numa;	/* NUMA domains: node groups (117; 125 before 5.10) */
 	double overload_min_fraction;	/* window counts as overloaded above */
+	double disagreement_min_fraction;	/* ... as fixed/scaled disagreement above (0.25) */
+	uint64_t simultaneous_ns;	/* wake-ups this close count as together (100 us) */
+	unsigned int drift_min_windows;	/* windows of drift before a finding (2) */
+	unsigned int concentration_even_pct;	/* top task's share >= this % of an even spread (200) */
+	uint64_t migration_numa_link_ns;	/* a migrate this soon after a NUMA move is its (100 ms) */
+	unsigned int numa_min_count;	/* conflicting moves / bounces for a finding (2) */
+	uint64_t numa_undo_ns;		/* a move undone within this is a bounce (1 s) */
+	uint64_t numa_link_ns;		/* a migrate this soon after move_numa is its move (100 ms) */
+	double competing_min;		/* competing: runnable >= this x the job's most (0.90) */
+	double span_runnable_min;	/* runnable the whole span: >= this of its life (0.95) */
+	double span_life_min;		/* ... and a life >= this of the run's longest (0.90) */
 	double drift_threshold;		/* vruntime rate difference (0.10) */
 	unsigned int migration_min;	/* migrations before concentration counts */
 	double concentration_threshold;	/* share of migrations on one task (0.5) */

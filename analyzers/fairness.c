@@ -92,8 +92,8 @@ static struct fair_job *fair_job_get(struct fair_state *s, const char *key)
 
 /*
  * Per-task evidence of a job and the balanceability sentence.  A task
- * counts as competing when it was runnable at least 90 % as long as the
- * job's most runnable task.
+ * counts as competing when it was runnable at least competing_min (90 %)
+ * as long as the job's most runnable task.
  */
 static void fair_job_evidence(const struct fair_state *s, const struct model *m,
 			      const struct imb_window *w, const struct imb_job_sample *jb,
@@ -119,7 +119,7 @@ static void fair_job_evidence(const struct fair_state *s, const struct model *m,
 		fair_task_key(s, m, ts, key, sizeof(key));
 		if (strcmp(key, jb->key))
 			continue;
-		if ((ts->run_ns + ts->wait_ns) * 10 >= maxrun * 9)
+		if ((double)(ts->run_ns + ts->wait_ns) >= (double)maxrun * s->cfg.competing_min)
 			k++;
 		if (shown < 12 && o + 120 < sizeof(tasks)) {
 			o += (size_t)snprintf(tasks + o, sizeof(tasks) - o,
@@ -152,6 +152,9 @@ static void fair_job_evidence(const struct fair_state *s, const struct model *m,
 		"false" : "true");
 	evb_add(e, "\"threshold\":%.3f", s->cfg.unfairness_threshold);
 	evb_add(e, "\"min_ns\":%llu", (unsigned long long)s->cfg.unfairness_min_ns);
+	evb_add(e, "\"competing_min\":%.3f", s->cfg.competing_min);
+	evb_add(e, "\"span_runnable_min\":%.3f", s->cfg.span_runnable_min);
+	evb_add(e, "\"span_life_min\":%.3f", s->cfg.span_life_min);
 	evb_add(e, "\"span_ns\":%llu", (unsigned long long)span);
 	evb_add(e, "\"tasks\":[%s]", tasks);
 }

@@ -6,7 +6,7 @@
  * Every sched_migrate_task gets a cause from what surrounds it in the
  * stream (pelt-spec §6.3); all of them are inferred from event order:
  *  - numa: a sched_move_numa/sched_swap_numa named the task within the
- *    last 100 ms;
+ *    last migration_numa_link_ns (100 ms);
  *  - wakeup: between sched_waking and sched_wakeup of the task, or the task
  *    was asleep (the model still has it blocked);
  *  - active: the task was running, or the CPU the event came from runs the
@@ -22,7 +22,7 @@
  * and ping-pong: a balancer, NUMA or affinity move B->A within pingpong_ns
  * of the same task's A->B.  Findings `same_task_migrated` (share at least
  * concentration_threshold of at least migration_min moves, and at least
- * twice an even spread) and `migration_pingpong` (at least pingpong_min).
+ * concentration_even_pct (200 %) of an even spread) and `migration_pingpong` (at least pingpong_min).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +32,6 @@
 #include "finding_util.h"
 
 enum mig_cause { MIG_WAKEUP, MIG_LB_PULL, MIG_ACTIVE, MIG_NUMA, MIG_AFFINITY, MIG__COUNT };
-
-#define MIG_NUMA_LINK_NS 100000000ull
 
 struct mig_task {
 	int32_t pid;
@@ -182,7 +180,7 @@ static void mig_migrate(struct mig_state *s, const struct model *m, const struct
 
 	if (!t)
 		return;
-	if (t->numa_ts && ev->ts_ns - t->numa_ts <= MIG_NUMA_LINK_NS)
+	if (t->numa_ts && ev->ts_ns - t->numa_ts <= s->cfg.migration_numa_link_ns)
 		c = MIG_NUMA;
 	else if (t->waking || (mt && mt->state == MODEL_TASK_SLEEPING))
 		c = MIG_WAKEUP;
@@ -300,6 +298,7 @@ static void mig_causes(const struct mig_state *s, const struct mig_task *t, stru
 		"\"numa\":%llu,\"affinity\":%llu}", (unsigned long long)s->cause[0],
 		(unsigned long long)s->cause[1], (unsigned long long)s->cause[2],
 		(unsigned long long)s->cause[3], (unsigned long long)s->cause[4]);
+	evb_add(e, "\"numa_link_ns\":%llu", (unsigned long long)s->cfg.migration_numa_link_ns);
 	evb_add(e, "\"inferred\":\"all causes, from event order: numa after move/swap_numa, "
 		"wakeup between waking and wakeup or asleep, active if running or from "
 		"migration/N, lb_pull on the destination CPU, else affinity\"");
@@ -382,7 +381,8 @@ static void mig_window(void *state, const struct model *m, struct imb_window *w,
 	if (top && s->lb_total >= s->cfg.migration_min) {
 		double share = (double)top->lb / (double)s->lb_total;
 		double even = k ? 1.0 / k : 1.0;
-		bool hit = share >= s->cfg.concentration_threshold && share >= 2 * even;
+		bool hit = share >= s->cfg.concentration_threshold &&
+			share * 100 >= (double)s->cfg.concentration_even_pct * even;
 		struct mig_flag *fl = NULL;
 
 		if (hit)
@@ -417,6 +417,8 @@ static void mig_window(void *state, const struct model *m, struct imb_window *w,
 			evb_add(&e, "\"even_share\":%.4f", even);
 			evb_add(&e, "\"competing_tasks\":%u", k);
 			evb_add(&e, "\"migration_min\":%u", s->cfg.migration_min);
+			evb_add(&e, "\"concentration_threshold\":%.3f", s->cfg.concentration_threshold);
+			evb_add(&e, "\"even_factor_pct\":%u", s->cfg.concentration_even_pct);
 			evb_add(&e, "\"fair_ns\":%llu", (unsigned long long)fair);
 			evb_add(&e, "\"run_ns\":%llu", (unsigned long long)run);
 			evb_add(&e, "\"lost_ns\":%llu", (unsigned long long)(fair > run ? fair - run : 0));
@@ -470,6 +472,7 @@ static void mig_window(void *state, const struct model *m, struct imb_window *w,
 			evb_add(&e, "\"pid\":%d", t->pid);
 			evb_add(&e, "\"pingpongs\":%u", t->pingpong);
 			evb_add(&e, "\"pingpong_ns\":%llu", (unsigned long long)s->cfg.pingpong_ns);
+			evb_add(&e, "\"pingpong_min\":%u", s->cfg.pingpong_min);
 			evb_add(&e, "\"lb_migrations\":%u", t->lb);
 			evb_add(&e, "\"fair_ns\":%llu", (unsigned long long)fair);
 			evb_add(&e, "\"run_ns\":%llu", (unsigned long long)run);

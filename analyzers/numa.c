@@ -21,10 +21,7 @@
 #include "analyzer.h"
 #include "finding_util.h"
 
-#define NUMA_UNDO_NS 1000000000ull	/* NUMA retry window */
-#define NUMA_LINK_NS 100000000ull	/* a migrate this soon after move_numa is its move */
 #define NUMA_MAX_NODES 64
-#define NUMA_MIN_COUNT 2
 
 enum { NC_SPARE, NC_BUSY, NC_OVERLOADED };
 static const char *const nc_name[] = { "has_spare", "fully_busy", "overloaded" };
@@ -74,7 +71,7 @@ static void *numa_create(const struct analyzer_config *cfg)
 	if (!s)
 		return NULL;
 	s->cfg = *cfg;
-	ip = cfg->imbalance_pct ? cfg->imbalance_pct : 117;
+	ip = cfg->imbalance_pct_numa ? cfg->imbalance_pct_numa : 117;
 	s->pct = 100 + (ip > 100 ? (ip - 100) / 2 : 0);
 	return s;
 }
@@ -166,7 +163,7 @@ static void numa_moved(struct numa_state *s, const struct model *m, uint64_t ts,
 
 	if (!t || src < 0 || dst < 0 || src == dst)
 		return;
-	if (t->lb_ts && ts - t->lb_ts <= NUMA_UNDO_NS && t->lb_src == dst && t->lb_dst == src)
+	if (t->lb_ts && ts - t->lb_ts <= s->cfg.numa_undo_ns && t->lb_src == dst && t->lb_dst == src)
 		numa_bounce(t, ts);	/* balancer moved it off, NUMA brings it back */
 	t->numa_ts = ts;
 	t->numa_src = src;
@@ -221,13 +218,13 @@ static void numa_event(void *state, const struct model *m, const struct imb_even
 		if (a == b || a < 0 || b < 0)
 			break;
 		t = numa_task_find(s, ev->migrate.pid);
-		if (t && t->numa_ts && ev->ts_ns - t->numa_ts <= NUMA_LINK_NS && t->numa_dst == b)
+		if (t && t->numa_ts && ev->ts_ns - t->numa_ts <= s->cfg.numa_link_ns && t->numa_dst == b)
 			break;	/* the NUMA move itself */
 		if (!t)
 			t = numa_task_get(s, ev->migrate.pid);
 		if (!t)
 			break;
-		if (t->numa_ts && ev->ts_ns - t->numa_ts <= NUMA_UNDO_NS && t->numa_dst == a &&
+		if (t->numa_ts && ev->ts_ns - t->numa_ts <= s->cfg.numa_undo_ns && t->numa_dst == a &&
 		    t->numa_src == b)
 			numa_bounce(t, ev->ts_ns);	/* NUMA moved it here, the balancer takes it back */
 		t->lb_ts = ev->ts_ns;
@@ -264,14 +261,14 @@ static void numa_window(void *state, const struct model *m, struct imb_window *w
 		struct imb_finding *f = &d->f;
 		struct evb e;
 
-		if (d->onto_overloaded < NUMA_MIN_COUNT || d->onto_overloaded == d->reported)
+		if (d->onto_overloaded < s->cfg.numa_min_count || d->onto_overloaded == d->reported)
 			continue;
 		if (!d->flagged)
 			f->id = finding_id_make(FINDING_SRC_NUMA, ++s->next_id);
 		finding_init(f, f->id, "numa_conflict", IMB_SEV_WARNING, d->first_ns, d->last_ns);
 		snprintf(f->subject, sizeof(f->subject), "node %d", nid);
 		f->value = d->onto_overloaded;
-		f->threshold = NUMA_MIN_COUNT;
+		f->threshold = s->cfg.numa_min_count;
 		f->open = true;
 		snprintf(f->summary, sizeof(f->summary),
 			 "NUMA balancing moved %u of %u tasks onto node %d while its runnable-based "
@@ -281,6 +278,9 @@ static void numa_window(void *state, const struct model *m, struct imb_window *w
 		evb_add(&e, "\"moves_onto_node\":%u", d->moves);
 		evb_add(&e, "\"onto_overloaded\":%u", d->onto_overloaded);
 		evb_add(&e, "\"pct\":%u", s->pct);
+		evb_add(&e, "\"imbalance_pct_numa\":%u", s->cfg.imbalance_pct_numa);
+		evb_add(&e, "\"min_count\":%u", s->cfg.numa_min_count);
+		evb_add(&e, "\"link_ns\":%llu", (unsigned long long)s->cfg.numa_link_ns);
 		numa_stats_json(&e, "last_source", d->src_nid, &d->src_at);
 		numa_stats_json(&e, "last_destination", nid, &d->dst_at);
 		evb_add(&e, "\"numa_moves\":%llu,\"numa_swaps\":%llu,\"numa_sticks\":%llu",
@@ -298,7 +298,7 @@ static void numa_window(void *state, const struct model *m, struct imb_window *w
 		const struct model_task *mt;
 		struct evb e;
 
-		if (t->bounces < NUMA_MIN_COUNT || t->bounces == t->reported)
+		if (t->bounces < s->cfg.numa_min_count || t->bounces == t->reported)
 			continue;
 		mt = model_task_find(m, t->pid);
 		if (!t->flagged)
@@ -308,16 +308,18 @@ static void numa_window(void *state, const struct model *m, struct imb_window *w
 		snprintf(f->subject, sizeof(f->subject), "pid %d (%.15s)", t->pid,
 			 mt ? mt->comm : "?");
 		f->value = t->bounces;
-		f->threshold = NUMA_MIN_COUNT;
+		f->threshold = s->cfg.numa_min_count;
 		f->open = true;
 		snprintf(f->summary, sizeof(f->summary),
 			 "pid %d was bounced between nodes %u times: one of the load balancer and "
-			 "NUMA balancing undid the other's move within 1 s", t->pid, t->bounces);
+			 "NUMA balancing undid the other's move within %.0f ms", t->pid, t->bounces,
+			 (double)s->cfg.numa_undo_ns / 1e6);
 		evb_init(&e, f->evidence, sizeof(f->evidence));
 		evb_add(&e, "\"pid\":%d", t->pid);
 		evb_add(&e, "\"bounces\":%u", t->bounces);
 		evb_add(&e, "\"sticks\":%u", t->sticks);
-		evb_add(&e, "\"undo_window_ns\":%llu", (unsigned long long)NUMA_UNDO_NS);
+		evb_add(&e, "\"undo_window_ns\":%llu", (unsigned long long)s->cfg.numa_undo_ns);
+		evb_add(&e, "\"min_count\":%u", s->cfg.numa_min_count);
 		evb_add(&e, "\"last_numa_move\":[%d,%d]", t->numa_src, t->numa_dst);
 		evb_add(&e, "\"last_other_move\":[%d,%d]", t->lb_src, t->lb_dst);
 		evb_close(&e);

@@ -46,13 +46,13 @@ enum ovl_level { OVL_CPU, OVL_LLC, OVL_NODE, OVL_MACHINE, OVL__COUNT };
 
 static const char *const ovl_level_name[OVL__COUNT] = { "cpu", "llc", "node", "machine" };
 
-#define OVL_SIMULTANEOUS_NS 100000ull	/* wake-ups this close count as together */
 #define OVL_WAKE_RING 64
 
 struct ovl_episode {
 	uint64_t id;		/* 0: none yet */
 	uint64_t start_ns, end_ns;
 	uint64_t over_ns, len_ns;	/* sums over the episode's windows */
+	uint64_t iww_ns[OVL__COUNT];	/* members' idle-with-waiters time per level, episode */
 	bool emitted;
 	struct imb_finding last;	/* as last emitted, for the close */
 };
@@ -97,6 +97,7 @@ struct ovl_state {
 	struct ovl_cpu *cpus;
 	struct ovl_group *groups;
 	size_t nr_groups;
+	bool has_level[OVL__COUNT];	/* levels built (a level repeating another is not) */
 	int *grp_cpus;
 	uint64_t last_ns;
 	uint64_t next_full_ns;		/* next resync of every CPU */
@@ -106,6 +107,7 @@ struct ovl_state {
 	unsigned int ring_pos;
 	/* whole run */
 	uint64_t *run_over_ns;		/* per group */
+	uint64_t (*run_iww_ns)[OVL__COUNT];	/* per CPU and level: idle with waiters */
 	uint64_t run_ns;
 };
 
@@ -130,6 +132,7 @@ static void ovl_destroy(void *state)
 	free(s->groups);
 	free(s->grp_cpus);
 	free(s->run_over_ns);
+	free(s->run_iww_ns);
 	free(s);
 }
 
@@ -162,13 +165,14 @@ static int ovl_build(struct ovl_state *s, int n)
 	int *gc = calloc(maxg * (size_t)n + 1, sizeof(*gc));
 	struct ovl_cpu *c = calloc((size_t)n, sizeof(*c));
 	uint64_t *ro = calloc(maxg, sizeof(*ro));
+	uint64_t (*riww)[OVL__COUNT] = calloc((size_t)n, sizeof(*riww));
 	bool use[OVL__COUNT] = { true, false, false, n > 1 };
 	size_t ng = 0, ncpus = 0;
 	int rc = -1;
 
 	for (int l = 0; l < OVL__COUNT; l++)
 		key[l] = calloc((size_t)n, sizeof(int));
-	if (!g || !gc || !c || !ro)
+	if (!g || !gc || !c || !ro || !riww)
 		goto out;
 	for (int l = 0; l < OVL__COUNT; l++)
 		if (!key[l])
@@ -187,6 +191,11 @@ static int ovl_build(struct ovl_state *s, int n)
 				use[l] = false;
 		if (same_partition(key[l], key[OVL_MACHINE], n))
 			use[l] = false;
+	}
+	/* LLCs that are the nodes (or a topology without LLCs): call them nodes */
+	if (use[OVL_LLC] && s->cfg.nr_nodes > 1 && same_partition(key[OVL_LLC], key[OVL_NODE], n)) {
+		use[OVL_LLC] = false;
+		use[OVL_NODE] = true;
 	}
 	for (int i = 0; i < n; i++)
 		for (int l = 0; l < OVL__COUNT; l++)
@@ -227,12 +236,18 @@ static int ovl_build(struct ovl_state *s, int n)
 	free(s->grp_cpus);
 	free(s->cpus);
 	free(s->run_over_ns);
+	if (s->run_iww_ns)
+		memcpy(riww, s->run_iww_ns, (size_t)(s->nr_cpus < n ? s->nr_cpus : n) * sizeof(*riww));
+	free(s->run_iww_ns);
+	s->run_iww_ns = riww;
+	riww = NULL;
 	s->groups = g;
 	s->grp_cpus = gc;
 	s->cpus = c;
 	s->run_over_ns = ro;
 	s->nr_groups = ng;
 	s->nr_cpus = n;
+	memcpy(s->has_level, use, sizeof(use));
 	g = NULL;
 	gc = NULL;
 	c = NULL;
@@ -245,14 +260,34 @@ out:
 	free(gc);
 	free(c);
 	free(ro);
+	free(riww);
 	return rc;
+}
+
+/*
+ * The imbalance_pct the kernel would classify @g with: that of the domain
+ * balancing between groups of its level (sd_init(): 117 for MC/LLC; the
+ * package and NUMA levels get the default, 117 since v5.10, 125 before).
+ * The machine group gets the pct of the top level built.
+ */
+static unsigned int ovl_pct(const struct ovl_state *s, const struct ovl_group *g)
+{
+	int l = g->level;
+
+	if (l == OVL_MACHINE)
+		l = s->has_level[OVL_NODE] ? OVL_NODE : s->has_level[OVL_LLC] ? OVL_LLC : OVL_CPU;
+	if (l == OVL_NODE)
+		return s->cfg.imbalance_pct_numa;
+	if (l == OVL_LLC)
+		return s->cfg.imbalance_pct_pkg;
+	return s->cfg.imbalance_pct;
 }
 
 /* The kernel's group_classify() restricted to what we model (§5.4). */
 static void ovl_classify(const struct ovl_state *s, struct ovl_group *g, int *type,
 			 int *type_scaled)
 {
-	uint64_t pct = s->cfg.imbalance_pct ? s->cfg.imbalance_pct : 117;
+	uint64_t pct = ovl_pct(s, g);
 	uint64_t cap = g->cap, util = g->util, runnable = g->runnable, nr = g->nr;
 	unsigned int w = (unsigned int)g->count;
 	double f = (1.0 + (double)nr / w) / 2.0;
@@ -382,7 +417,7 @@ static void ovl_note_wakeup(struct ovl_state *s, const struct model *m, const st
 		const struct ovl_wake *w = &s->ring[i];
 
 		if (w->pid && w->pid != ev->wakeup.pid && w->job == job &&
-		    ev->ts_ns - w->ts <= OVL_SIMULTANEOUS_NS)
+		    ev->ts_ns - w->ts <= s->cfg.simultaneous_ns)
 			together = true;
 	}
 	s->ring[s->ring_pos].ts = ev->ts_ns;
@@ -458,32 +493,52 @@ static void ovl_subject(const struct ovl_group *g, char *buf, size_t len)
 		snprintf(buf, len, "%s%d", ovl_level_name[g->level], g->gid);
 }
 
-/* Numbers of the group's CPUs for the evidence. */
-static void ovl_evidence(const struct ovl_state *s, const struct ovl_group *g, uint64_t len,
-			 struct evb *e)
+/* Level whose idle-with-waiters time a group reports: its own, the machine's for a CPU. */
+static int ovl_iww_level(const struct ovl_group *g)
+{
+	return g->level == OVL_CPU ? OVL_MACHINE : g->level;
+}
+
+/* Sum of the members' idle-with-waiters time of this window, per level. */
+static void ovl_group_iww(const struct ovl_state *s, const struct ovl_group *g,
+			  uint64_t sum[OVL__COUNT])
+{
+	memset(sum, 0, sizeof(uint64_t) * OVL__COUNT);
+	for (int i = 0; i < g->count; i++)
+		for (int l = OVL_LLC; l < OVL__COUNT; l++)
+			sum[l] += s->cpus[s->grp_cpus[g->first + i]].iww_ns[l];
+}
+
+/*
+ * Numbers of the group's CPUs for the evidence: work conservation over the
+ * episode @ep, the rest over the last window.
+ */
+static void ovl_evidence(const struct ovl_state *s, const struct ovl_group *g,
+			 const struct ovl_episode *ep, uint64_t len, struct evb *e)
 {
 	double ra = 0, ua = 0, na = 0;
-	uint64_t iww = 0;
+	uint64_t win[OVL__COUNT];
 	uint32_t wk = 0, sim = 0;
-	char cpus[160];
-	size_t o = 0;
+	char cpus[160], lv[160];
+	size_t o = 0, lo = 0;
 
+	cpus[0] = lv[0] = '\0';
 	for (int i = 0; i < g->count; i++) {
 		const struct ovl_cpu *c = &s->cpus[s->grp_cpus[g->first + i]];
 
 		ra += c->runnable_area;
 		ua += c->util_area;
 		na += c->nr_area;
-		iww += c->iww_ns[g->level == OVL_CPU ? OVL_MACHINE : g->level];
 		wk += c->wakeups;
 		sim += c->simultaneous;
 		if (o < sizeof(cpus) - 8)
 			o += (size_t)snprintf(cpus + o, sizeof(cpus) - o, "%s%d", i ? "," : "",
 					      s->grp_cpus[g->first + i]);
 	}
+	ovl_group_iww(s, g, win);
 	evb_add(e, "\"level\":\"%s\"", ovl_level_name[g->level]);
 	evb_add(e, "\"cpus\":[%s]", cpus);
-	evb_add(e, "\"imbalance_pct\":%u", s->cfg.imbalance_pct);
+	evb_add(e, "\"imbalance_pct\":%u", ovl_pct(s, g));
 	evb_add(e, "\"overloaded_fraction\":%.4f", len ? (double)g->over_ns / (double)len : 0);
 	evb_add(e, "\"overloaded_fraction_scaled\":%.4f",
 		len ? (double)g->over_scaled_ns / (double)len : 0);
@@ -491,38 +546,30 @@ static void ovl_evidence(const struct ovl_state *s, const struct ovl_group *g, u
 	evb_add(e, "\"runnable_util_ratio\":%.3f", ua > 0 ? ra / ua : 0);
 	evb_add(e, "\"wakeups\":%u", wk);
 	evb_add(e, "\"wakeups_simultaneous_pct\":%.1f", wk ? 100.0 * sim / wk : 0);
-	evb_add(e, "\"idle_with_waiters_ns\":%llu", (unsigned long long)iww);
-	{
-		char lv[160];
-		size_t lo = 0;
+	evb_add(e, "\"simultaneous_ns\":%llu", (unsigned long long)s->cfg.simultaneous_ns);
+	evb_add(e, "\"idle_with_waiters_ns\":%llu", (unsigned long long)ep->iww_ns[ovl_iww_level(g)]);
+	evb_add(e, "\"idle_with_waiters_window_ns\":%llu",
+		(unsigned long long)win[ovl_iww_level(g)]);
+	for (int l = OVL_LLC; l < OVL__COUNT; l++) {
+		bool have = false;
 
-		lv[0] = '\0';
-		for (int l = OVL_LLC; l < OVL__COUNT; l++) {
-			uint64_t sum = 0;
-			bool have = false;
-
-			for (int i = 0; i < g->count; i++) {
-				const struct ovl_cpu *c = &s->cpus[s->grp_cpus[g->first + i]];
-
-				have = have || c->grp[l] >= 0;
-				sum += c->iww_ns[l];
-			}
-			if (have && lo + 40 < sizeof(lv))
-				lo += (size_t)snprintf(lv + lo, sizeof(lv) - lo, "%s\"%s\":%llu",
-						       lo ? "," : "", ovl_level_name[l],
-						       (unsigned long long)sum);
-		}
-		evb_add(e, "\"idle_with_waiters_ns_by_level\":{%s}", lv);
-		evb_add(e, "\"affinity\":\"not in the stream: waiters that may not run on the "
-			"idle CPU are counted too\"");
+		for (int i = 0; i < g->count; i++)
+			have = have || s->cpus[s->grp_cpus[g->first + i]].grp[l] >= 0;
+		if (have && lo + 40 < sizeof(lv))
+			lo += (size_t)snprintf(lv + lo, sizeof(lv) - lo, "%s\"%s\":%llu",
+					       lo ? "," : "", ovl_level_name[l],
+					       (unsigned long long)ep->iww_ns[l]);
 	}
+	evb_add(e, "\"idle_with_waiters_ns_by_level\":{%s}", lv);
+	evb_add(e, "\"affinity\":\"not in the stream: waiters that may not run on the "
+		"idle CPU are counted too\"");
 	evb_add(e, "\"scaled_threshold\":\"capacity*pct*max(1,(1+nr/weight)/2) < runnable*100\"");
 	evb_add(e, "\"util\":\"util_avg (util_est not modelled)\"");
 }
 
 static void ovl_episode_step(struct ovl_state *s, struct ovl_episode *ep, bool hit,
-			     uint64_t over_ns, const struct imb_window *w, bool *emit,
-			     bool *close)
+			     uint64_t over_ns, const uint64_t iww[OVL__COUNT],
+			     const struct imb_window *w, bool *emit, bool *close)
 {
 	uint64_t len = w->t_end_ns - w->t_start_ns;
 
@@ -532,11 +579,14 @@ static void ovl_episode_step(struct ovl_state *s, struct ovl_episode *ep, bool h
 			ep->id = finding_id_make(FINDING_SRC_OVERLOAD, ++s->next_id);
 			ep->start_ns = w->t_start_ns;
 			ep->over_ns = ep->len_ns = 0;
+			memset(ep->iww_ns, 0, sizeof(ep->iww_ns));
 			ep->emitted = false;
 		}
 		ep->end_ns = w->t_end_ns;
 		ep->over_ns += over_ns;
 		ep->len_ns += len;
+		for (int l = 0; l < OVL__COUNT; l++)
+			ep->iww_ns[l] += iww[l];
 		if (ep->end_ns - ep->start_ns >= s->min_ns) {
 			ep->emitted = true;
 			*emit = true;
@@ -563,7 +613,7 @@ static void ovl_finding(struct ovl_state *s, struct ovl_group *g, struct ovl_epi
 		     ep->start_ns, ep->end_ns);
 	f.open = open;
 	f.value = frac;
-	f.threshold = s->cfg.overload_min_fraction;
+	f.threshold = disagree ? s->cfg.disagreement_min_fraction : s->cfg.overload_min_fraction;
 	if (disagree) {
 		snprintf(f.subject, sizeof(f.subject), "%s threshold", subj);
 		snprintf(f.summary, sizeof(f.summary),
@@ -575,14 +625,15 @@ static void ovl_finding(struct ovl_state *s, struct ovl_group *g, struct ovl_epi
 		snprintf(f.subject, sizeof(f.subject), "%s", subj);
 		snprintf(f.summary, sizeof(f.summary),
 			 "%s classified overloaded by the load balancer's test (imbalance_pct %u) "
-			 "%.0f%% of the time for %.1f s", subj, s->cfg.imbalance_pct, 100 * frac,
+			 "%.0f%% of the time for %.1f s", subj, ovl_pct(s, g), 100 * frac,
 			 (double)(ep->end_ns - ep->start_ns) / 1e9);
 	}
 	evb_init(&e, f.evidence, sizeof(f.evidence));
 	evb_add(&e, "\"episode_fraction\":%.4f", frac);
-	evb_add(&e, "\"min_fraction\":%.3f", s->cfg.overload_min_fraction);
+	evb_add(&e, "\"min_fraction\":%.3f", disagree ? s->cfg.disagreement_min_fraction :
+		s->cfg.overload_min_fraction);
 	evb_add(&e, "\"min_ns\":%llu", (unsigned long long)s->min_ns);
-	ovl_evidence(s, g, len, &e);
+	ovl_evidence(s, g, ep, len, &e);
 	evb_close(&e);
 	ep->last = f;
 	finding_list_add(out, &f);
@@ -594,6 +645,17 @@ static void ovl_close(struct ovl_episode *ep, struct finding_list *out)
 	ep->last.open = false;
 	finding_list_add(out, &ep->last);
 	ep->id = 0;
+}
+
+/* A CPU row's idle-with-waiters columns from @iww (per level); absent levels unknown. */
+static void ovl_cpu_row_iww(const struct ovl_state *s, int ci, const uint64_t iww[OVL__COUNT],
+			    struct imb_cpu_sample *r)
+{
+	const struct ovl_cpu *c = &s->cpus[ci];
+
+	r->idle_with_waiters_ns = c->grp[OVL_MACHINE] >= 0 ? iww[OVL_MACHINE] : 0;
+	r->idle_with_waiters_llc_ns = c->grp[OVL_LLC] >= 0 ? iww[OVL_LLC] : IMB_UNKNOWN;
+	r->idle_with_waiters_node_ns = c->grp[OVL_NODE] >= 0 ? iww[OVL_NODE] : IMB_UNKNOWN;
 }
 
 static void ovl_window(void *state, const struct model *m, struct imb_window *w,
@@ -616,24 +678,28 @@ static void ovl_window(void *state, const struct model *m, struct imb_window *w,
 		r->group_type = g->type;
 		r->group_type_scaled = g->type_scaled;
 		r->overloaded_fraction = len ? (double)g->over_ns / (double)len : 0;
-		r->idle_with_waiters_ns = s->cpus[i].iww_ns[OVL_MACHINE];
+		ovl_cpu_row_iww(s, (int)i, s->cpus[i].iww_ns, r);
+		for (int l = 0; l < OVL__COUNT; l++)
+			s->run_iww_ns[i][l] += s->cpus[i].iww_ns[l];
 	}
 	for (size_t i = 0; i < s->nr_groups; i++) {
 		struct ovl_group *g = &s->groups[i];
 		double of = len ? (double)g->over_ns / (double)len : 0;
 		double df = len ? (double)g->disagree_ns / (double)len : 0;
+		uint64_t iww[OVL__COUNT];
 		bool emit, close;
 
 		s->run_over_ns[i] += g->over_ns;
+		ovl_group_iww(s, g, iww);
 		if (full) {
 			ovl_episode_step(s, &g->ep, of >= s->cfg.overload_min_fraction, g->over_ns,
-					 w, &emit, &close);
+					 iww, w, &emit, &close);
 			if (emit)
 				ovl_finding(s, g, &g->ep, false, true, w, out);
 			else if (close)
 				ovl_close(&g->ep, out);
-			ovl_episode_step(s, &g->dis, df >= s->cfg.overload_min_fraction,
-					 g->disagree_ns, w, &emit, &close);
+			ovl_episode_step(s, &g->dis, df >= s->cfg.disagreement_min_fraction,
+					 g->disagree_ns, iww, w, &emit, &close);
 			if (emit)
 				ovl_finding(s, g, &g->dis, true, true, w, out);
 			else if (close)
@@ -664,6 +730,7 @@ static void ovl_finish(void *state, const struct model *m, struct imb_window *su
 		summary->cpus[i].group_type_scaled = s->groups[gi].type_scaled;
 		summary->cpus[i].overloaded_fraction =
 			s->run_ns ? (double)s->run_over_ns[gi] / (double)s->run_ns : 0;
+		ovl_cpu_row_iww(s, (int)i, s->run_iww_ns[i], &summary->cpus[i]);
 	}
 	/* episodes still open end with the run */
 	for (size_t i = 0; i < s->nr_groups; i++) {

@@ -40,7 +40,20 @@ void pipeline_config_defaults(struct analyzer_config *cfg)
 	cfg->unfairness_threshold = 0.10;
 	cfg->unfairness_min_ns = 5000000000ull;
 	cfg->imbalance_pct = 117;
+	cfg->imbalance_pct_pkg = 117;
+	cfg->imbalance_pct_numa = 117;
 	cfg->overload_min_fraction = 0.25;	/* 3 on 2: each CPU ~half the time */
+	cfg->disagreement_min_fraction = 0.25;
+	cfg->simultaneous_ns = 100000ull;
+	cfg->drift_min_windows = 2;
+	cfg->concentration_even_pct = 200;
+	cfg->migration_numa_link_ns = 100000000ull;
+	cfg->numa_min_count = 2;
+	cfg->numa_undo_ns = 1000000000ull;
+	cfg->numa_link_ns = 100000000ull;
+	cfg->competing_min = 0.90;
+	cfg->span_runnable_min = 0.95;
+	cfg->span_life_min = 0.90;
 	cfg->drift_threshold = 0.10;
 	cfg->migration_min = 10;
 	cfg->concentration_threshold = 0.5;
@@ -331,6 +344,7 @@ static void cpu_row(const struct model *m, const struct model_cpu *c, struct imb
 	s->nr_running = c->nr_running;
 	s->capacity = c->capacity;
 	s->busy_ns = whole_run ? c->busy_ns : c->win_busy_ns;
+	s->idle_with_waiters_llc_ns = s->idle_with_waiters_node_ns = IMB_UNKNOWN;	/* overload fills */
 	s->vruntime = c->kvruntime ? c->kvruntime : c->vclock;
 	if (c->kcfs_ns) {
 		s->kernel_util_avg = c->kcfs.util_avg;
@@ -426,7 +440,8 @@ static int window_close(struct pipeline *p, uint64_t end_ns)
 			continue;
 		task_row(t, &w->tasks[w->nr_tasks], false, len);
 		src[w->nr_tasks] = t;
-		full[w->nr_tasks] = len && t->win_runnable_ns * 100 >= len * 95;
+		full[w->nr_tasks] = len && (double)t->win_runnable_ns >=
+			(double)len * p->cfg.span_runnable_min;
 		w->nr_tasks++;
 	}
 	if (jobs_build(&p->cfg, m, src, full, w))
@@ -547,12 +562,13 @@ struct imb_window *pipeline_finish(struct pipeline *p)
 	for (size_t i = 0; i < w->nr_tasks; i++) {
 		uint64_t life = src[i]->last_ns - src[i]->first_ns;
 
-		full[i] = life && src[i]->runnable_ns * 100 >= life * 95;
+		full[i] = life && (double)src[i]->runnable_ns >= (double)life * p->cfg.span_runnable_min;
 		if (full[i] && life > maxlife)
 			maxlife = life;
 	}
 	for (size_t i = 0; i < w->nr_tasks; i++)
-		if (full[i] && (src[i]->last_ns - src[i]->first_ns) * 10 < maxlife * 9)
+		if (full[i] && (double)(src[i]->last_ns - src[i]->first_ns) <
+		    (double)maxlife * p->cfg.span_life_min)
 			full[i] = false;
 	if (jobs_build(&p->cfg, m, src, full, w))
 		goto fail;

@@ -11,7 +11,7 @@
  * the rate is the reference's progress over the window length (the CPU
  * rows' vruntime_rate).  Among the CPUs busy at least half the window,
  * drift = (fastest - slowest) / fastest; when it stays above
- * drift_threshold for two windows or more, a `vruntime_drift` finding
+ * drift_threshold for drift_min_windows windows (2) or more, a `vruntime_drift` finding
  * names the CPUs whose tasks fall behind (rate below fastest x (1 -
  * threshold) over the episode).  Note (pelt-spec §4.4): zero_vruntime is
  * not monotonic, so with a 6.19+ source the rate is a mean over a window,
@@ -23,7 +23,6 @@
 #include "analyzer.h"
 #include "finding_util.h"
 
-#define VR_MIN_WINDOWS 2
 
 /* What a CPU's reference is, best first (pelt-spec §4.4). */
 enum vr_kind { VR_MODEL = 0, VR_MIN, VR_ZERO, VR_AVG };
@@ -172,6 +171,7 @@ static void vr_emit(struct vr_state *s, const struct model *m, struct finding_li
 	evb_add(&e, "\"mean_drift\":%.4f", f->value);
 	evb_add(&e, "\"max_drift\":%.4f", s->max_drift);
 	evb_add(&e, "\"threshold\":%.3f", s->cfg.drift_threshold);
+	evb_add(&e, "\"min_windows\":%u", s->cfg.drift_min_windows);
 	evb_add(&e, "\"behind\":[%s]", behind);
 	evb_add(&e, "\"rate\":{%s}", list);
 	evb_close(&e);
@@ -236,7 +236,7 @@ static void vr_window(void *state, const struct model *m, struct imb_window *w,
 			c->ep_progress += (int64_t)(c->rate * (double)len);
 			c->ep_ns += len;
 		}
-		if (s->windows >= VR_MIN_WINDOWS)
+		if (s->windows >= (s->cfg.drift_min_windows ? s->cfg.drift_min_windows : 1))
 			vr_emit(s, m, out);
 	} else if (s->id) {
 		if (s->emitted) {

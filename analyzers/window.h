@@ -61,6 +61,8 @@ struct imb_cpu_sample {
 	uint64_t vruntime;		/* min/zero_vruntime or model equivalent */
 	uint64_t busy_ns;		/* time a task ran in the window */
 	uint64_t idle_with_waiters_ns;	/* idle while another CPU had waiters */
+	uint64_t idle_with_waiters_llc_ns;	/* ... a CPU of its LLC (IMB_UNKNOWN: no LLC level) */
+	uint64_t idle_with_waiters_node_ns;	/* ... a CPU of its node (IMB_UNKNOWN: no node level) */
 };
 
 struct imb_task_sample {

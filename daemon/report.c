@@ -41,6 +41,56 @@ static void json_err_hists(struct json *j, const char *key, const struct model_e
 	json_object_end(j);
 }
 
+/* Whole-run idle-with-waiters totals per level; @have is false for absent levels. */
+static void wc_totals(const struct imb_window *w, uint64_t tot[3], bool have[3])
+{
+	tot[0] = tot[1] = tot[2] = 0;
+	have[0] = have[1] = false;
+	have[2] = w->nr_cpus > 0;
+	for (size_t i = 0; i < w->nr_cpus; i++) {
+		const struct imb_cpu_sample *c = &w->cpus[i];
+
+		if (c->idle_with_waiters_llc_ns != IMB_UNKNOWN) {
+			have[0] = true;
+			tot[0] += c->idle_with_waiters_llc_ns;
+		}
+		if (c->idle_with_waiters_node_ns != IMB_UNKNOWN) {
+			have[1] = true;
+			tot[1] += c->idle_with_waiters_node_ns;
+		}
+		tot[2] += c->idle_with_waiters_ns;
+	}
+}
+
+static const char *const wc_level[3] = { "llc", "node", "machine" };
+
+/*
+ * "work_conservation": per level, the CPU time spent idle while another
+ * CPU of the same LLC / node / machine had a task waiting, and its share
+ * of all CPU time (CPUs x span).
+ */
+static void json_work_conservation(struct json *j, const struct imb_window *w, uint64_t span)
+{
+	uint64_t tot[3];
+	bool have[3];
+
+	wc_totals(w, tot, have);
+	json_key(j, "work_conservation");
+	json_object_begin(j);
+	for (int l = 0; l < 3; l++) {
+		if (!have[l])
+			continue;
+		json_key(j, wc_level[l]);
+		json_object_begin(j);
+		json_kv_uint(j, "idle_with_waiters_ns", tot[l]);
+		json_kv_double(j, "fraction_of_cpu_time", ratio(tot[l], span * w->nr_cpus));
+		json_object_end(j);
+	}
+	json_kv_str(j, "affinity", "not in the event stream: waiters that may not run on the "
+		    "idle CPU are counted too");
+	json_object_end(j);
+}
+
 static void json_run(struct json *j, const struct report_run *r)
 {
 	const struct imb_window *w = r->summary;
@@ -98,10 +148,19 @@ static void json_run(struct json *j, const struct report_run *r)
 		json_kv_double(j, "busy_fraction", ratio(c->busy_ns, span));
 		json_kv_double(j, "runnable_util_ratio", ratio(c->runnable_avg, c->util_avg));
 		json_kv_double(j, "load_util_ratio", ratio(c->load_avg, c->util_avg));
+		json_key(j, "idle_with_waiters_by_level");
+		json_object_begin(j);
+		if (c->idle_with_waiters_llc_ns != IMB_UNKNOWN)
+			json_kv_uint(j, "llc", c->idle_with_waiters_llc_ns);
+		if (c->idle_with_waiters_node_ns != IMB_UNKNOWN)
+			json_kv_uint(j, "node", c->idle_with_waiters_node_ns);
+		json_kv_uint(j, "machine", c->idle_with_waiters_ns);
+		json_object_end(j);
 		json_object_end(j);
 	}
 	json_array_end(j);
 	json_kv_uint(j, "sched_avg", sched_avg);
+	json_work_conservation(j, w, span);
 
 	json_key(j, "pelt");
 	json_object_begin(j);
@@ -169,15 +228,28 @@ void report_text(FILE *f, const struct report_run *r, unsigned int top, bool ver
 	fprintf(f, "CPU time from %s\n\n", m->has_runtime_events ? "sched_stat_runtime" :
 		"sched_switch intervals");
 
-	fprintf(f, "%-4s %6s %9s %8s %4s %6s %-12s %9s\n", "CPU", "busy%", "util_avg",
-		"runnable", "nr", "load", "group_type", "overload%");
+	fprintf(f, "%-4s %6s %9s %8s %4s %6s %-12s %9s %12s\n", "CPU", "busy%", "util_avg",
+		"runnable", "nr", "load", "group_type", "overload%", "idle_wait_ms");
 	for (size_t i = 0; i < w->nr_cpus; i++) {
 		const struct imb_cpu_sample *c = &w->cpus[i];
 
-		fprintf(f, "%-4d %6.1f %9" PRIu64 " %8" PRIu64 " %4u %6" PRIu64 " %-12s %9.1f\n",
+		fprintf(f, "%-4d %6.1f %9" PRIu64 " %8" PRIu64 " %4u %6" PRIu64 " %-12s %9.1f %12.1f\n",
 			c->cpu, 100.0 * ratio(c->busy_ns, span), c->util_avg, c->runnable_avg,
 			c->nr_running, c->load_avg, imb_group_type_name(c->group_type),
-			100.0 * c->overloaded_fraction);
+			100.0 * c->overloaded_fraction, (double)c->idle_with_waiters_ns / 1e6);
+	}
+	{
+		uint64_t tot[3];
+		bool have[3];
+
+		wc_totals(w, tot, have);
+		fprintf(f, "Work conservation (CPU idle while a CPU of the same level had a task "
+			"waiting; affinity not known):");
+		for (int l = 0; l < 3; l++)
+			if (have[l])
+				fprintf(f, " %s %.1f ms (%.2f%%)", wc_level[l], (double)tot[l] / 1e6,
+					100.0 * ratio(tot[l], span * w->nr_cpus));
+		fputc('\n', f);
 	}
 
 	order = malloc((w->nr_tasks ? w->nr_tasks : 1) * sizeof(*order));

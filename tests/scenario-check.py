@@ -128,7 +128,48 @@ def scenario(exe, tmp, fname):
            (name, tgid, 'none' if got is None else '%.4f' % got, u))
     report.append(dict(case=name, expect=truth['expect'], allow=truth['allow'], reported=kinds,
                        unfairness={k: {'reported': v[0], 'truth': v[1]} for k, v in errs.items()}))
+    check = CONTENT.get(name)
+    if check:
+        check(name, d, truth)
     return d
+
+
+def near(a, b, tol=0.01):
+    return a is not None and abs(a - b) <= tol * max(abs(b), 1)
+
+
+def content_pinned(name, d, truth):
+    """3 busy tasks pinned to CPU 0 of node 0 (CPUs 0-1), node 1 = CPUs 2-3 idle."""
+    span = d['span_ns']
+    lv = [c['idle_with_waiters_by_level'] for c in d['cpus']]
+    diag('idle with waiters by level: %s' % lv)
+    ok(lv[0].get('node') == 0 and lv[0].get('machine') == 0,
+       '%s: the busy CPU 0 is never idle with waiters' % name)
+    ok(near(lv[1].get('node'), span) and near(lv[1].get('machine'), span),
+       '%s: CPU 1 idle while its node had waiters the whole run (whole-run total)' % name)
+    ok(all(lv[c].get('node') == 0 and near(lv[c].get('machine'), span) for c in (2, 3)),
+       '%s: CPUs 2-3 idle with waiters on the machine level only' % name)
+    ok(all('llc' not in x for x in lv), '%s: no LLC level without an llc column' % name)
+    subj = {f['subject'] for f in d['findings'] if f['kind'] == 'overload'}
+    ok('node0' in subj and not any(x.startswith('llc') for x in subj),
+       '%s: node groups are labelled node, not llc %s' % (name, sorted(subj)))
+    wc = d.get('work_conservation')
+    if wc is not None:
+        ok(near(wc['node']['idle_with_waiters_ns'], span) and
+           near(wc['machine']['idle_with_waiters_ns'], 3 * span) and
+           near(wc['machine']['fraction_of_cpu_time'], 0.75),
+           '%s: run totals per level: node %d, machine %d ns of %d' %
+           (name, wc['node']['idle_with_waiters_ns'], wc['machine']['idle_with_waiters_ns'],
+            span))
+    f = [f for f in d['findings'] if f['kind'] == 'overload' and f['subject'] == 'node0']
+    ok(f and near(f[0]['evidence']['idle_with_waiters_ns'], span, 0.02) and
+       f[0]['evidence']['imbalance_pct'] == 117,
+       '%s: node0 finding: episode idle-with-waiters time and the NUMA imbalance_pct' % name)
+
+
+CONTENT = {
+    'pinned': content_pinned,
+}
 
 
 def wakeups(exe, tmp, quick):

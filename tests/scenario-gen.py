@@ -252,7 +252,11 @@ class Sim:
         bal_k, next_bal = 0, None
         if bal:
             next_bal = bal['start_ns']
-        # t = 0: busy tasks appear, periodic ones sleep until their phase
+        # t = 0: a CPU no task starts on shows up idle (so the model knows it);
+        # busy tasks appear, periodic ones sleep until their phase
+        for cpu in range(self.ncpu):
+            if not any(p.busy and p.cpu == cpu for p in self.tasks):
+                self.switch(cpu, None, 'R')
         for p in self.tasks:
             if p.busy:
                 self.emit('wakeup_new', p.cpu, pid=p.pid, tgid=p.tgid, prio=p.prio,

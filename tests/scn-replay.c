@@ -120,15 +120,30 @@ int main(int argc, char **argv)
 		printf(",\"tasks\":%u,\"unfairness\":%.6f,\"jain_index\":%.6f}", w->jobs[i].tasks,
 		       w->jobs[i].unfairness, w->jobs[i].jain_index);
 	}
+	printf("],\"span_ns\":%llu,\"tasks\":[", (unsigned long long)(w->t_end_ns - w->t_start_ns));
+	for (size_t i = 0; i < w->nr_tasks; i++) {
+		const struct imb_task_sample *t = &w->tasks[i];
+
+		printf("%s{\"pid\":%d,\"tgid\":%d,\"comm\":", i ? "," : "", t->pid, t->tgid);
+		json_str(t->comm);
+		printf(",\"run_ns\":%llu,\"share\":%.6f,\"fair_share\":%.6f,\"migrations\":%u}",
+		       (unsigned long long)t->run_ns, t->share, t->fair_share, t->migrations);
+	}
 	printf("],\"cpus\":[");
 	for (size_t i = 0; i < w->nr_cpus; i++) {
 		const struct imb_cpu_sample *c = &w->cpus[i];
 
 		printf("%s{\"cpu\":%d,\"util_avg\":%llu,\"runnable_avg\":%llu,"
-		       "\"runnable_util_ratio\":%.4f,\"overloaded_fraction\":%.4f}", i ? "," : "",
+		       "\"runnable_util_ratio\":%.4f,\"overloaded_fraction\":%.4f,"
+		       "\"idle_with_waiters_ns\":%llu,\"idle_with_waiters_by_level\":{", i ? "," : "",
 		       c->cpu, (unsigned long long)c->util_avg, (unsigned long long)c->runnable_avg,
 		       c->util_avg ? (double)c->runnable_avg / (double)c->util_avg : 0.0,
-		       c->overloaded_fraction);
+		       c->overloaded_fraction, (unsigned long long)c->idle_with_waiters_ns);
+		if (c->idle_with_waiters_llc_ns != IMB_UNKNOWN)
+			printf("\"llc\":%llu,", (unsigned long long)c->idle_with_waiters_llc_ns);
+		if (c->idle_with_waiters_node_ns != IMB_UNKNOWN)
+			printf("\"node\":%llu,", (unsigned long long)c->idle_with_waiters_node_ns);
+		printf("\"machine\":%llu}}", (unsigned long long)c->idle_with_waiters_ns);
 	}
 	printf("],\"findings\":[");
 	for (size_t i = 0; i < w->nr_findings; i++) {

@@ -216,16 +216,60 @@ static void test_overload(void)
 		ok(c0->vruntime_rate > 0.49 && c0->vruntime_rate < 0.51,
 		   "cpu0's virtual clock runs at half speed (%.3f)", c0->vruntime_rate);
 	}
+	ok(s->nr_cpus == 2 && s->cpus[1].idle_with_waiters_ns >= 2999 * MS &&
+	   s->cpus[1].idle_with_waiters_ns <= 3001 * MS && s->cpus[0].idle_with_waiters_ns == 0,
+	   "whole run: cpu1 idle with waiters %llu ns of 3 s, cpu0 0",
+	   s->nr_cpus == 2 ? (unsigned long long)s->cpus[1].idle_with_waiters_ns : 0ull);
+	ok(s->nr_cpus == 2 && s->cpus[1].idle_with_waiters_llc_ns == IMB_UNKNOWN &&
+	   s->cpus[1].idle_with_waiters_node_ns == IMB_UNKNOWN,
+	   "no LLC or node level without a topology");
 	f = find_kind(s, "overload", "cpu0", &n);
 	is_int(n, 1, "one overload finding for cpu0");
 	ok(f && f->severity == IMB_SEV_WARNING && !f->open && f->value > 0.95,
 	   "it is a closed warning with the overloaded fraction as value");
-	ok(f && strstr(f->evidence, "\"idle_with_waiters_ns\":") != NULL,
-	   "its evidence has the work-conservation time");
+	ok(f && strstr(f->evidence, "\"idle_with_waiters_ns\":0,") != NULL,
+	   "its evidence has the work-conservation time (cpu0 itself never idle)");
+
 	find_kind(s, "overload", "cpu1", &n);
 	is_int(n, 0, "no overload finding for the idle cpu1");
 	imb_window_free(s);
 	collect_free(&c);
+	pipeline_free(p);
+}
+
+/*
+ * 3 tasks pinned to CPU 0 of 2 for 3 s: the machine is overloaded, and its
+ * finding's evidence counts CPU 1's idle time over the whole episode, not
+ * the last window's.
+ */
+static void test_overload_machine(void)
+{
+	struct analyzer_config cfg;
+	struct pipeline *p;
+	struct imb_window *s;
+	const struct imb_finding *f;
+	const char *e;
+	unsigned long long v;
+	size_t n;
+	const int32_t pids[] = { 210, 211, 212 };
+
+	pipeline_config_defaults(&cfg);
+	p = pipeline_new(&cfg, NULL, NULL, NULL);
+	ev_switch(p, 0, 1, 0, 0, 0, 0);
+	for (int i = 0; i < 3; i++)
+		ev_wakeup(p, 1 * MS, 0, pids[i], 210);
+	rr(p, 0, pids, 3, 1 * MS, 3001 * MS, 210);
+	s = pipeline_finish(p);
+	f = find_kind(s, "overload", "machine", &n);
+	is_int(n, 1, "3 on CPU 0 of 2: one overload finding for the machine");
+	e = f ? strstr(f->evidence, "\"idle_with_waiters_ns\":") : NULL;
+	v = e ? strtoull(e + 23, NULL, 10) : 0;
+	ok(v >= 2990 * MS && v <= 3001 * MS,
+	   "its evidence counts the whole episode's idle-with-waiters time (%llu ns)", v);
+	e = f ? strstr(f->evidence, "\"idle_with_waiters_window_ns\":") : NULL;
+	v = e ? strtoull(e + 30, NULL, 10) : 0;
+	ok(v <= 1001 * MS && v >= 999 * MS, "and the last window's apart (%llu ns)", v);
+	imb_window_free(s);
 	pipeline_free(p);
 }
 
@@ -389,6 +433,7 @@ int main(void)
 	test_evidence();
 	test_lost();
 	test_overload();
+	test_overload_machine();
 	test_unfairness();
 	test_migration();
 	test_vruntime_kernel(false);
