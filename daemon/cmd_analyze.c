@@ -15,6 +15,7 @@
 
 #include "analyzers/pipeline.h"
 #include "daemon/cli.h"
+#include "daemon/conf.h"
 #include "daemon/report.h"
 #include "daemon/source.h"
 #include "daemon/store.h"
@@ -28,48 +29,12 @@ struct analyze_opts {
 	const char *tgids;
 	int fail_on;		/* -1: never */
 	unsigned int top;
-	struct analyzer_config cfg;
+	struct config conf;	/* .analyzer: the thresholds; flags of the other keys via config_set() */
 	struct model_opts mopts;
 };
 
-static void analyze_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: imbalanced analyze [OPTIONS] FILE...\n"
-		"\n"
-		"Analyse scheduler recordings: trace.dat files (trace-cmd) or files in\n"
-		"the text event format ('-' reads text from standard input). Each file\n"
-		"is its own run.\n"
-		"\n"
-		"Options:\n"
-		"  --json                 one JSON document on stdout (several files: {\"runs\":[...]})\n"
-		"  --db FILE              also store the runs in this SQLite database\n"
-		"  --window MS            window length (default 1000 ms)\n"
-		"  --capacity LIST        CPU capacities: '1024,512' or '0-3:1024,4-7:512'\n"
-		"  --topology FILE        CPU topology (lines 'cpu N node M [llc L]')\n"
-		"  --tgids FILE           pid->tgid map ('PID TGID' lines; default: FILE.tgids\n"
-		"                         or NAME.tgids beside NAME.dat when present)\n"
-		"  --group-by KIND        jobs by process (default), comm or cgroup\n"
-		"  --unfairness-threshold PCT   finding above this unfairness (default 10)\n"
-		"  --unfairness-min DURATION    ...sustained this long (default 5s)\n"
-		"  --imbalance-pct N      load balancer imbalance_pct (default 117)\n"
-		"  --drift-threshold PCT  vruntime rate difference finding (default 10)\n"
-		"  --pingpong DURATION    A->B->A within this is ping-pong (default 100ms)\n"
-		"  --pingpong-min N       ping-pongs of one task for a finding (default 3)\n"
-		"  --migration-min N      balancer migrations before their spread is judged (default 10)\n"
-		"  --concentration-threshold PCT  share of migrations on one task (default 50)\n"
-		"  --overload-min DURATION        overloaded this long for a finding (default 2s)\n"
-		"  --overload-min-fraction PCT    a window is overloaded above this (default 25)\n"
-		"  --fail-on SEVERITY     exit 1 when a finding reaches info|warning|critical\n"
-		"  --top N                tasks in the text report (default 20)\n"
-		"  --dump-events          write the events in the text format and exit\n"
-		"  -v, --verbose          more detail on stderr\n"
-		"  -q, --quiet            no warnings on stderr\n"
-		"  -h, --help             this help\n"
-		"\n"
-		"Durations take a unit: ns, us, ms, s (default as stated).\n"
-		"Exit status: 0 ok, 1 findings at or above --fail-on, 2 bad usage or input.\n");
-}
+#define ANALYZE_KEYS_MAX 64
+#define OPT_KEY_BASE 1000	/* getopt value of the i-th generic key flag */
 
 enum {
 	OPT_JSON = 256, OPT_DB, OPT_WINDOW, OPT_CAPACITY, OPT_TOPOLOGY, OPT_GROUP_BY,
@@ -103,6 +68,107 @@ static const struct option analyze_longopts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+static bool longopt_known(const struct option *opts, const char *name);
+
+/* The flags of the thresholds that have no hand-written option: --KEY-NAME VALUE. */
+static void analyze_usage_keys(FILE *f, const struct option *fixed)
+{
+	struct config c;
+	const char *name, *help;
+	char val[64];
+
+	config_defaults(&c);
+	fprintf(f, "\nMore thresholds (each also a configuration key, see imbalanced.conf(5);\n"
+		   "durations in seconds unless a unit is given):\n");
+	for (size_t i = 0; (name = config_analyzer_key(i, &c, &help, val, sizeof(val))); i++) {
+		char flag[48];
+
+		snprintf(flag, sizeof(flag), "%s", name);
+		for (char *p = flag; *p; p++)
+			if (*p == '_')
+				*p = '-';
+		if (longopt_known(fixed, flag))
+			continue;
+		fprintf(f, "  --%s VALUE\n        %s (default %s)\n", flag, help, val);
+	}
+}
+
+static void analyze_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: imbalanced analyze [OPTIONS] FILE...\n"
+		"\n"
+		"Analyse scheduler recordings: trace.dat files (trace-cmd) or files in\n"
+		"the text event format ('-' reads text from standard input). Each file\n"
+		"is its own run.\n"
+		"\n"
+		"Options:\n"
+		"  --json                 one JSON document on stdout (several files: {\"runs\":[...]})\n"
+		"  --db FILE              also store the runs in this SQLite database\n"
+		"  --window MS            window length (default 1000 ms)\n"
+		"  --capacity LIST        CPU capacities: '1024,512' or '0-3:1024,4-7:512'\n"
+		"  --topology FILE        CPU topology (lines 'cpu N node M [llc L]')\n"
+		"  --tgids FILE           pid->tgid map ('PID TGID' lines; default: FILE.tgids\n"
+		"                         or NAME.tgids beside NAME.dat when present)\n"
+		"  --group-by KIND        jobs by process (default), comm or cgroup\n"
+		"  --unfairness-threshold PCT   finding above this unfairness (default 10)\n"
+		"  --unfairness-min DURATION    ...sustained this long (default 5s)\n"
+		"  --imbalance-pct N      imbalance_pct of the MC/LLC domain: CPUs (default 117)\n"
+		"  --drift-threshold PCT  vruntime rate difference finding (default 10)\n"
+		"  --pingpong DURATION    A->B->A within this is ping-pong (default 100ms)\n"
+		"  --pingpong-min N       ping-pongs of one task for a finding (default 3)\n"
+		"  --migration-min N      balancer migrations before their spread is judged (default 10)\n"
+		"  --concentration-threshold PCT  share of migrations on one task (default 50)\n"
+		"  --overload-min DURATION        overloaded this long for a finding (default 2s)\n"
+		"  --overload-min-fraction PCT    a window is overloaded above this (default 25)\n"
+		"  --fail-on SEVERITY     exit 1 when a finding reaches info|warning|critical\n"
+		"  --top N                tasks in the text report (default 20)\n"
+		"  --dump-events          write the events in the text format and exit\n"
+		"  -v, --verbose          more detail on stderr\n"
+		"  -q, --quiet            no warnings on stderr\n"
+		"  -h, --help             this help\n"
+		"\n"
+		"Durations take a unit: ns, us, ms, s (default as stated).\n"
+		"Exit status: 0 ok, 1 findings at or above --fail-on, 2 bad usage or input.\n");
+	analyze_usage_keys(f, analyze_longopts);
+}
+
+
+static bool longopt_known(const struct option *opts, const char *name)
+{
+	for (; opts->name; opts++)
+		if (!strcmp(opts->name, name))
+			return true;
+	return false;
+}
+
+/*
+ * analyze_longopts_build - the fixed options, then --KEY-NAME for every
+ * analyzer key (conf.c's table) that has no fixed option: one path for all
+ * thresholds.  @names holds the flag texts, @keys the key of each.
+ */
+static void analyze_longopts_build(struct option *out, char names[][48], const char **keys)
+{
+	size_t n = 0, k = 0;
+	const char *name;
+
+	for (; analyze_longopts[n].name; n++)
+		out[n] = analyze_longopts[n];
+	for (size_t i = 0; k < ANALYZE_KEYS_MAX &&
+	     (name = config_analyzer_key(i, NULL, NULL, NULL, 0)); i++) {
+		snprintf(names[k], 48, "%s", name);
+		for (char *p = names[k]; *p; p++)
+			if (*p == '_')
+				*p = '-';
+		if (longopt_known(analyze_longopts, names[k]))
+			continue;
+		keys[k] = name;
+		out[n++] = (struct option){ names[k], required_argument, NULL, OPT_KEY_BASE + (int)k };
+		k++;
+	}
+	out[n] = (struct option){ NULL, 0, NULL, 0 };
+}
 
 static int parse_pct(const char *s, double *out)
 {
@@ -281,10 +347,25 @@ int cmd_analyze(int argc, char **argv)
 	int nruns, c, rc = CLI_EXIT_OK;
 	unsigned long v;
 	uint64_t ns;
+	struct option longopts[sizeof(analyze_longopts) / sizeof(analyze_longopts[0]) +
+				ANALYZE_KEYS_MAX];
+	char key_flags[ANALYZE_KEYS_MAX][48];
+	const char *key_names[ANALYZE_KEYS_MAX];
 
-	pipeline_config_defaults(&o.cfg);
+	config_defaults(&o.conf);
+	analyze_longopts_build(longopts, key_flags, key_names);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "vqh", analyze_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "vqh", longopts, NULL)) != -1) {
+		if (c >= OPT_KEY_BASE && c < OPT_KEY_BASE + ANALYZE_KEYS_MAX) {
+			char err[256];
+
+			if (config_set(&o.conf, key_names[c - OPT_KEY_BASE], optarg, err)) {
+				fprintf(stderr, "imbalanced: analyze: --%s: %s\n",
+					key_flags[c - OPT_KEY_BASE], err);
+				return CLI_EXIT_USAGE;
+			}
+			continue;
+		}
 		switch (c) {
 		case OPT_JSON:
 			o.json = true;
@@ -296,7 +377,7 @@ int cmd_analyze(int argc, char **argv)
 			if (cli_parse_ns(optarg, 1000000, &ns) || ns < 1000000 ||
 			    ns > 3600000000000ull)
 				return bad_value("window", optarg, "want a duration from 1ms to 1h");
-			o.cfg.window_ns = ns;
+			o.conf.analyzer.window_ns = ns;
 			break;
 		case OPT_CAPACITY:
 			if (cli_parse_capacity(optarg, o.mopts.capacity, MODEL_MAX_CPUS))
@@ -308,34 +389,34 @@ int cmd_analyze(int argc, char **argv)
 			break;
 		case OPT_GROUP_BY:
 			if (!strcmp(optarg, "process"))
-				o.cfg.group_by = ANALYZER_GROUP_PROCESS;
+				o.conf.analyzer.group_by = ANALYZER_GROUP_PROCESS;
 			else if (!strcmp(optarg, "comm"))
-				o.cfg.group_by = ANALYZER_GROUP_COMM;
+				o.conf.analyzer.group_by = ANALYZER_GROUP_COMM;
 			else if (!strcmp(optarg, "cgroup"))
-				o.cfg.group_by = ANALYZER_GROUP_CGROUP;
+				o.conf.analyzer.group_by = ANALYZER_GROUP_CGROUP;
 			else
 				return bad_value("group-by", optarg, "want process, comm or cgroup");
 			break;
 		case OPT_UNFAIR:
-			if (parse_pct(optarg, &o.cfg.unfairness_threshold))
+			if (parse_pct(optarg, &o.conf.analyzer.unfairness_threshold))
 				return bad_value("unfairness-threshold", optarg,
 						 "want a percentage 0..100");
 			break;
 		case OPT_UNFAIR_MIN:
-			if (cli_parse_ns(optarg, 1000000000ull, &o.cfg.unfairness_min_ns))
+			if (cli_parse_ns(optarg, 1000000000ull, &o.conf.analyzer.unfairness_min_ns))
 				return bad_value("unfairness-min", optarg, "want a duration");
 			break;
 		case OPT_IMB_PCT:
 			if (parse_uint(optarg, 1000, &v) || v < 100)
 				return bad_value("imbalance-pct", optarg, "want 100..1000");
-			o.cfg.imbalance_pct = (unsigned int)v;
+			o.conf.analyzer.imbalance_pct = (unsigned int)v;
 			break;
 		case OPT_DRIFT:
-			if (parse_pct(optarg, &o.cfg.drift_threshold))
+			if (parse_pct(optarg, &o.conf.analyzer.drift_threshold))
 				return bad_value("drift-threshold", optarg, "want a percentage 0..100");
 			break;
 		case OPT_PINGPONG:
-			if (cli_parse_ns(optarg, 1000000, &o.cfg.pingpong_ns))
+			if (cli_parse_ns(optarg, 1000000, &o.conf.analyzer.pingpong_ns))
 				return bad_value("pingpong", optarg, "want a duration");
 			break;
 		case OPT_FAIL_ON:
@@ -357,24 +438,24 @@ int cmd_analyze(int argc, char **argv)
 		case OPT_PP_MIN:
 			if (parse_uint(optarg, 1000000, &v) || !v)
 				return bad_value("pingpong-min", optarg, "want 1..1000000");
-			o.cfg.pingpong_min = (unsigned int)v;
+			o.conf.analyzer.pingpong_min = (unsigned int)v;
 			break;
 		case OPT_MIG_MIN:
 			if (parse_uint(optarg, 1000000, &v) || !v)
 				return bad_value("migration-min", optarg, "want 1..1000000");
-			o.cfg.migration_min = (unsigned int)v;
+			o.conf.analyzer.migration_min = (unsigned int)v;
 			break;
 		case OPT_CONC:
-			if (parse_pct(optarg, &o.cfg.concentration_threshold))
+			if (parse_pct(optarg, &o.conf.analyzer.concentration_threshold))
 				return bad_value("concentration-threshold", optarg,
 						 "want a percentage 0..100");
 			break;
 		case OPT_OVL_MIN:
-			if (cli_parse_ns(optarg, 1000000000ull, &o.cfg.overload_min_ns))
+			if (cli_parse_ns(optarg, 1000000000ull, &o.conf.analyzer.overload_min_ns))
 				return bad_value("overload-min", optarg, "want a duration");
 			break;
 		case OPT_OVL_FRAC:
-			if (parse_pct(optarg, &o.cfg.overload_min_fraction))
+			if (parse_pct(optarg, &o.conf.analyzer.overload_min_fraction))
 				return bad_value("overload-min-fraction", optarg,
 						 "want a percentage 0..100");
 			break;
@@ -400,7 +481,7 @@ int cmd_analyze(int argc, char **argv)
 	if (o.topology) {
 		char err[SOURCE_ERR_LEN];
 
-		if (topology_load(o.topology, &o.cfg, err)) {
+		if (topology_load(o.topology, &o.conf.analyzer, err)) {
 			fprintf(stderr, "imbalanced: %s: %s\n", o.topology, err);
 			return CLI_EXIT_USAGE;
 		}
@@ -437,7 +518,7 @@ int cmd_analyze(int argc, char **argv)
 		int e;
 
 		r->path = argv[optind + i];
-		r->window_ns = o.cfg.window_ns;
+		r->window_ns = o.conf.analyzer.window_ns;
 		if (o.db) {
 			const char *serr = NULL;
 
@@ -448,7 +529,7 @@ int cmd_analyze(int argc, char **argv)
 				goto out;
 			}
 		}
-		r->p = pipeline_new(&o.cfg, &o.mopts, o.db ? store_window : NULL, r);
+		r->p = pipeline_new(&o.conf.analyzer, &o.mopts, o.db ? store_window : NULL, r);
 		if (!r->p) {
 			fprintf(stderr, "imbalanced: %s: out of memory\n", r->path);
 			rc = CLI_EXIT_USAGE;

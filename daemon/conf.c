@@ -66,9 +66,35 @@ static const struct key keys[] = {
 	{ "unfairness_min", K_NS, OFF(analyzer.unfairness_min_ns), 0, 86400000000000ull,
 	  "... held at least this long" },
 	{ "imbalance_pct", K_UINT, OFF(analyzer.imbalance_pct), 100, 1000,
-	  "the load balancer's imbalance_pct used to classify CPUs" },
+	  "imbalance_pct of the MC/LLC domain: classifies CPUs (kernel: 117)" },
+	{ "imbalance_pct_pkg", K_UINT, OFF(analyzer.imbalance_pct_pkg), 100, 1000,
+	  "imbalance_pct of the package domain: classifies LLCs (kernel: 117, 125 before 5.10)" },
+	{ "imbalance_pct_numa", K_UINT, OFF(analyzer.imbalance_pct_numa), 100, 1000,
+	  "imbalance_pct of the NUMA domains: classifies nodes (kernel: 117, 125 before 5.10)" },
 	{ "overload_min_fraction", K_PCT, OFF(analyzer.overload_min_fraction), 0, 0,
 	  "a window counts as overloaded above this percentage of its time" },
+	{ "disagreement_min_fraction", K_PCT, OFF(analyzer.disagreement_min_fraction), 0, 0,
+	  "a window counts as a fixed vs nr_running-scaled threshold disagreement above this" },
+	{ "simultaneous_wakeup", K_NS, OFF(analyzer.simultaneous_ns), 0, 1000000000ull,
+	  "wake-ups of one process this close together count as simultaneous" },
+	{ "drift_min_windows", K_UINT, OFF(analyzer.drift_min_windows), 1, 1000000,
+	  "windows of vruntime drift in a row before a finding" },
+	{ "concentration_even_pct", K_UINT, OFF(analyzer.concentration_even_pct), 100, 100000,
+	  "same_task_migrated also needs the top task's share at this percentage of an even spread" },
+	{ "migration_numa_link", K_NS, OFF(analyzer.migration_numa_link_ns), 0, 3600000000000ull,
+	  "a migration this soon after a NUMA move/swap of the task has cause numa" },
+	{ "numa_min_count", K_UINT, OFF(analyzer.numa_min_count), 1, 1000000,
+	  "moves onto an overloaded node, or bounces of a task, for a numa_conflict finding" },
+	{ "numa_undo", K_NS, OFF(analyzer.numa_undo_ns), 0, 3600000000000ull,
+	  "a cross-node move undone by the other policy within this is a bounce" },
+	{ "numa_link", K_NS, OFF(analyzer.numa_link_ns), 0, 3600000000000ull,
+	  "a cross-node migration this soon after sched_move_numa is that move" },
+	{ "competing_min", K_PCT, OFF(analyzer.competing_min), 0, 0,
+	  "a job's task competes when runnable this percentage of its most runnable task's time" },
+	{ "span_runnable_min", K_PCT, OFF(analyzer.span_runnable_min), 0, 0,
+	  "unfairness counts tasks runnable at least this percentage of their life" },
+	{ "span_life_min", K_PCT, OFF(analyzer.span_life_min), 0, 0,
+	  "... and whose life is at least this percentage of the run's longest" },
 	{ "drift_threshold", K_PCT, OFF(analyzer.drift_threshold), 0, 0,
 	  "vruntime rate difference between CPUs for a finding (percent)" },
 	{ "migration_min", K_UINT, OFF(analyzer.migration_min), 1, 1000000,
@@ -304,6 +330,48 @@ int config_load(struct config *c, const char *path, bool missing_ok, char *err)
 	return rc;
 }
 
+/* key_value_format - @k's value in @c as config-file text */
+static void key_value_format(const struct config *c, const struct key *k, char *buf, size_t len)
+{
+	static const char *const src_names[] = { "auto", "bpf", "tracefs" };
+	static const char *const grp_names[] = { "process", "comm", "cgroup" };
+	const void *p = (const char *)c + k->off;
+
+	switch (k->type) {
+	case K_UINT:
+		snprintf(buf, len, "%llu", (unsigned long long)get_uint(p, k->size));
+		break;
+	case K_NS: {
+		uint64_t v = get_uint(p, k->size);
+
+		if (v % 1000000000ull == 0)
+			snprintf(buf, len, "%llus", (unsigned long long)(v / 1000000000ull));
+		else if (v % 1000000ull == 0)
+			snprintf(buf, len, "%llums", (unsigned long long)(v / 1000000ull));
+		else if (v % 1000ull == 0)
+			snprintf(buf, len, "%lluus", (unsigned long long)(v / 1000ull));
+		else
+			snprintf(buf, len, "%lluns", (unsigned long long)v);
+		break;
+	}
+	case K_PCT:
+		snprintf(buf, len, "%g", *(const double *)p * 100.0);
+		break;
+	case K_BOOL:
+		snprintf(buf, len, "%s", *(const bool *)p ? "true" : "false");
+		break;
+	case K_STR:
+		snprintf(buf, len, "%s", (const char *)p);
+		break;
+	case K_SOURCE:
+		snprintf(buf, len, "%s", src_names[*(const int *)p]);
+		break;
+	case K_GROUP_BY:
+		snprintf(buf, len, "%s", grp_names[*(const int *)p]);
+		break;
+	}
+}
+
 void config_write(const struct config *c, FILE *f)
 {
 	fprintf(f, "# imbalanced.conf - configuration of the imbalanced daemon.\n"
@@ -312,46 +380,28 @@ void config_write(const struct config *c, FILE *f)
 		   "# Durations take a unit (ns, us, ms, s, m, h, d; bare numbers are seconds).\n"
 		   "# Values shown are the defaults. See imbalanced.conf(5).\n");
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		const struct key *k = &keys[i];
-		const void *p = (const char *)c + k->off;
+		char v[CONFIG_PATH_MAX];
 
-		fprintf(f, "\n# %s\n%s = ", k->help, k->name);
-		switch (k->type) {
-		case K_UINT:
-			fprintf(f, "%llu\n", (unsigned long long)get_uint(p, k->size));
-			break;
-		case K_NS: {
-			uint64_t v = get_uint(p, k->size);
-
-			if (v % 1000000000ull == 0)
-				fprintf(f, "%llus\n", (unsigned long long)(v / 1000000000ull));
-			else if (v % 1000000ull == 0)
-				fprintf(f, "%llums\n", (unsigned long long)(v / 1000000ull));
-			else
-				fprintf(f, "%lluns\n", (unsigned long long)v);
-			break;
-		}
-		case K_PCT:
-			fprintf(f, "%g\n", *(const double *)p * 100.0);
-			break;
-		case K_BOOL:
-			fprintf(f, "%s\n", *(const bool *)p ? "true" : "false");
-			break;
-		case K_STR:
-			fprintf(f, "%s\n", (const char *)p);
-			break;
-		case K_SOURCE: {
-			static const char *const n[] = { "auto", "bpf", "tracefs" };
-
-			fprintf(f, "%s\n", n[*(const int *)p]);
-			break;
-		}
-		case K_GROUP_BY: {
-			static const char *const n[] = { "process", "comm", "cgroup" };
-
-			fprintf(f, "%s\n", n[*(const int *)p]);
-			break;
-		}
-		}
+		key_value_format(c, &keys[i], v, sizeof(v));
+		fprintf(f, "\n# %s\n%s = %s\n", keys[i].help, keys[i].name, v);
 	}
+}
+
+const char *config_analyzer_key(size_t i, const struct config *c, const char **help,
+				char *value, size_t len)
+{
+	size_t lo = offsetof(struct config, analyzer), hi = lo + sizeof(struct analyzer_config);
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		if (keys[k].off < lo || keys[k].off >= hi)
+			continue;
+		if (i--)
+			continue;
+		if (help)
+			*help = keys[k].help;
+		if (value)
+			key_value_format(c, &keys[k], value, len);
+		return keys[k].name;
+	}
+	return NULL;
 }

@@ -78,4 +78,13 @@ int config_set(struct config *c, const char *key, const char *value, char *err);
 /** config_write - every key with its current value, as a config file */
 void config_write(const struct config *c, FILE *f);
 
+/**
+ * config_analyzer_key - the @i-th key that lives in struct analyzer_config
+ * (its thresholds: `analyze` offers each as a flag), NULL past the last;
+ * its help text into @help and its value in @c into @value (either may be
+ * NULL).  The strings are static.
+ */
+const char *config_analyzer_key(size_t i, const struct config *c, const char **help,
+				char *value, size_t len);
+
 #endif /* IMB_CONF_H */
