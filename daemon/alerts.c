@@ -10,7 +10,10 @@
  * HTTP threads, so the child only calls async-signal-safe functions) and
  * the finding as JSON on a pipe; it is reaped by alerts_poll() and killed
  * with its process group past the time limit, so it never blocks the
- * pipeline.
+ * pipeline.  A fired alert's flight-recorder dump is written by the
+ * recorder's worker thread (alerts in the same window share one file); the
+ * journal and the store name the file at once, the hook starts once the
+ * file is complete, so it can read it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +33,7 @@
 
 #define ALERTS_MAX_CONDS 256
 #define ALERTS_MAX_HOOKS 4
+#define ALERTS_MAX_PENDING 8	/* hooks waiting for their dump */
 
 struct cond {
 	char kind[24];
@@ -47,12 +51,22 @@ struct hook {
 	uint64_t deadline_ns;	/* CLOCK_MONOTONIC */
 };
 
+struct pending {
+	int64_t seq;		/* the dump it waits for, 0: free slot */
+	struct imb_alert al;
+};
+
 struct alerts {
 	struct config cfg;
 	struct alerts_sink sink;
 	struct flightrec *fr;
 	struct cond conds[ALERTS_MAX_CONDS];
 	struct hook hooks[ALERTS_MAX_HOOKS];
+	struct pending pend[ALERTS_MAX_PENDING];
+	/* the last dump: alerts of the same window share it */
+	uint64_t dump_t_ns;
+	int64_t dump_seq;
+	char dump_path[sizeof(((struct imb_alert *)0)->evidence_file)];
 	struct alerts_stats st;
 };
 
@@ -86,6 +100,12 @@ void alerts_config(struct alerts *a, const struct config *cfg)
 void alerts_stats_get(const struct alerts *a, struct alerts_stats *st)
 {
 	*st = a->st;
+	if (a->fr) {
+		struct flightrec_stats fs;
+
+		flightrec_stats_get(a->fr, &fs);
+		st->dump_errors += fs.failed;
+	}
 }
 
 static struct cond *cond_get(struct alerts *a, const char *kind, const char *subject)
@@ -146,10 +166,6 @@ static void hook_reap(struct alerts *a, bool kill_all)
 	}
 }
 
-void alerts_poll(struct alerts *a)
-{
-	hook_reap(a, false);
-}
 
 static void env_add(char **envp, int *n, char *buf, size_t *used, size_t cap, const char *key,
 		    const char *fmt, ...) __attribute__((format(printf, 7, 8)));
@@ -234,6 +250,51 @@ static void hook_run(struct alerts *a, const struct imb_alert *al, const char *j
 	a->st.hooks_run++;
 }
 
+static char *alert_json(const struct imb_alert *al);
+
+/* Start the hook now: the alert's dump is written (or failed, or none). */
+static void hook_start(struct alerts *a, struct imb_alert *al)
+{
+	char *json = alert_json(al);
+
+	if (json) {
+		hook_run(a, al, json);
+		free(json);
+	} else {
+		a->st.hooks_failed++;
+	}
+}
+
+/* Start the hooks whose dump is no longer being written; returns how many wait. */
+static int pending_run(struct alerts *a)
+{
+	int waiting = 0;
+
+	for (int i = 0; i < ALERTS_MAX_PENDING; i++) {
+		struct pending *p = &a->pend[i];
+		int r;
+
+		if (!p->seq)
+			continue;
+		r = flightrec_dump_result(a->fr, p->seq);
+		if (r == 1) {
+			waiting++;
+			continue;
+		}
+		if (r < 0)	/* the write failed: there is no file to read */
+			p->al.evidence_file[0] = 0;
+		p->seq = 0;
+		hook_start(a, &p->al);
+	}
+	return waiting;
+}
+
+void alerts_poll(struct alerts *a)
+{
+	hook_reap(a, false);
+	pending_run(a);
+}
+
 static char *alert_json(const struct imb_alert *al)
 {
 	struct json j;
@@ -253,7 +314,7 @@ static int alert_emit(struct alerts *a, struct imb_window *w, struct cond *c, co
 		      const char *summary)
 {
 	struct imb_alert al, *n;
-	char *json;
+	int64_t seq = 0;
 
 	memset(&al, 0, sizeof(al));
 	snprintf(al.state, sizeof(al.state), "%s", state);
@@ -270,13 +331,24 @@ static int alert_emit(struct alerts *a, struct imb_window *w, struct cond *c, co
 	if (!strcmp(state, "fired") && a->fr && flightrec_count(a->fr)) {
 		char tag[96], err[256];
 
-		snprintf(tag, sizeof(tag), "%s-%s", c->kind, c->subject);
-		if (flightrec_dump(a->fr, a->cfg.state_dir, tag, al.evidence_file,
-				   sizeof(al.evidence_file), err)) {
-			a->st.dump_errors++;
-			al.evidence_file[0] = 0;
+		if (a->dump_seq && a->dump_t_ns == w->t_end_ns) {
+			/* no event since: the same evidence */
+			seq = a->dump_seq;
+			snprintf(al.evidence_file, sizeof(al.evidence_file), "%s", a->dump_path);
 		} else {
-			a->st.dumps++;
+			snprintf(tag, sizeof(tag), "%s-%s", c->kind, c->subject);
+			seq = flightrec_dump_async(a->fr, a->cfg.state_dir, tag, al.evidence_file,
+						   sizeof(al.evidence_file), err);
+			if (seq < 0) {
+				a->st.dump_errors++;
+				al.evidence_file[0] = 0;
+				seq = 0;
+			} else {
+				a->st.dumps++;
+				a->dump_seq = seq;
+				a->dump_t_ns = w->t_end_ns;
+				snprintf(a->dump_path, sizeof(a->dump_path), "%s", al.evidence_file);
+			}
 		}
 	}
 	snprintf(al.finding.evidence, sizeof(al.finding.evidence),
@@ -296,10 +368,22 @@ static int alert_emit(struct alerts *a, struct imb_window *w, struct cond *c, co
 				"IMBALANCED_SEVERITY=%s", imb_severity_name(al.finding.severity),
 				"IMBALANCED_VALUE=%g", c->value, "IMBALANCED_THRESHOLD=%g",
 				c->threshold, "IMBALANCED_EVIDENCE_FILE=%s", al.evidence_file, NULL);
-	json = alert_json(&al);
-	if (json) {
-		hook_run(a, &al, json);
-		free(json);
+	if (a->cfg.alert_hook[0]) {
+		struct pending *slot = NULL;
+
+		for (int i = 0; seq && i < ALERTS_MAX_PENDING && !slot; i++)
+			if (!a->pend[i].seq)
+				slot = &a->pend[i];
+		if (seq && flightrec_dump_result(a->fr, seq) == 1 && slot) {
+			slot->seq = seq;	/* started by alerts_poll() once written */
+			slot->al = al;
+		} else if (seq && flightrec_dump_result(a->fr, seq) == 1) {
+			a->st.hooks_dropped++;	/* too many waiting */
+		} else {
+			if (seq && flightrec_dump_result(a->fr, seq) < 0)
+				al.evidence_file[0] = 0;
+			hook_start(a, &al);
+		}
 	}
 	if (a->sink.deliver)
 		a->sink.deliver(a->sink.ctx, &al);
@@ -364,6 +448,8 @@ int alerts_window(struct alerts *a, struct imb_window *w)
 	char subject[64];
 	int rc = 0;
 
+	if (a->fr)
+		pending_run(a);
 	for (int i = 0; i < ALERTS_MAX_CONDS; i++)
 		a->conds[i].seen = false;
 	for (size_t i = 0; i < w->nr_jobs; i++)
@@ -402,6 +488,8 @@ void alerts_drain(struct alerts *a, uint64_t max_wait_ns)
 		bool running = false;
 
 		hook_reap(a, false);
+		if (a->fr)
+			running |= pending_run(a) > 0;
 		for (int i = 0; i < ALERTS_MAX_HOOKS; i++)
 			running |= a->hooks[i].pid != 0;
 		if (!running || mono_ns() >= end)
@@ -415,5 +503,8 @@ void alerts_free(struct alerts *a)
 	if (!a)
 		return;
 	hook_reap(a, true);
+	for (int i = 0; i < ALERTS_MAX_PENDING; i++)
+		if (a->pend[i].seq)
+			a->st.hooks_dropped++;	/* their dump never finished */
 	free(a);
 }

@@ -30,7 +30,8 @@ struct alerts_sink {
 struct alerts_stats {
 	uint64_t fired, recovered;
 	uint64_t hooks_run, hooks_failed, hooks_killed, hooks_dropped;
-	uint64_t dumps, dump_errors;
+	uint64_t dumps;		/* flight-recorder dumps started */
+	uint64_t dump_errors;	/* refused, or failed to write */
 };
 
 /**

@@ -67,7 +67,12 @@ for t, line in sorted(ev, key=lambda x: x[0]):
 EOF
 ok $? "the deterministic event stream is generated"
 
-hook="cat > $T/hook-\$IMBALANCED_KIND-\$IMBALANCED_STATE.json; env | grep '^IMBALANCED_' | sort > $T/hook-\$IMBALANCED_KIND-\$IMBALANCED_STATE.env"
+hook="cat > $T/hook-\$IMBALANCED_KIND-\$IMBALANCED_STATE.json; env | grep '^IMBALANCED_' | sort > $T/hook-\$IMBALANCED_KIND-\$IMBALANCED_STATE.env; if gzip -t \"\$IMBALANCED_EVIDENCE_FILE\" 2>/dev/null; then echo whole; else echo missing; fi > $T/hook-\$IMBALANCED_KIND-\$IMBALANCED_STATE.file"
+# flight-recorder files of earlier alerts: the directory keeps the newest 20
+for i in $(seq 10 34); do
+	: >"$T/flight-20200101T0000${i}Z-000000000-old.events.gz"
+done
+: >"$T/flight-notes.txt"
 "$IMB" run --replay "$T/unfair.events" --db "$T/a.db" --listen '' \
 	--set alert_min=3s --set "alert_hook=$hook" --set flight_recorder_s=5 \
 	--set "state_dir=$T" 2>"$T/run.err"
@@ -103,6 +108,9 @@ sys.exit(0 if a["state"] == "fired" and f["kind"] == "unfairness" and f["value"]
 ok $? "the hook got the finding as JSON on stdin"
 [ -s "$T/hook-unfairness-recovered.env" ]
 ok $? "the hook ran for the recovery"
+# the dump is written by a worker thread; the hook starts once it is whole
+[ "$(cat "$T/hook-unfairness-fired.file" 2>/dev/null)" = whole ]
+ok $? "the hook of the fired alert finds its flight-recorder file complete"
 
 rows=$(sqlite3 "$T/a.db" "select count(*) from alerts where kind='unfairness'" 2>/dev/null)
 [ "$rows" = 2 ]
@@ -111,6 +119,13 @@ ok $? "the store has the alert and the recovery ($rows rows)"
 file=$(ls "$T"/flight-*unfairness*.events.gz 2>/dev/null | head -n1)
 [ -n "$file" ] && gzip -t "$file"
 ok $? "the flight-recorder file is written, gzip-compressed"
+total=$(ls "$T"/flight-*.events.gz | wc -l)
+old_left=$(ls "$T"/flight-2020*-old.events.gz | wc -l)
+this_run=$(ls "$T"/flight-*.events.gz | grep -vc -- '-old\.events\.gz$')
+[ "$total" = 20 ] && [ "$this_run" = 2 ] && [ "$old_left" = 18 ] &&
+	[ ! -e "$T/flight-20200101T000010Z-000000000-old.events.gz" ] &&
+	[ -e "$T/flight-20200101T000034Z-000000000-old.events.gz" ] && [ -e "$T/flight-notes.txt" ]
+ok $? "the state directory keeps the newest 20 dumps: the oldest went ($total kept, $this_run of this run, $old_left older)"
 grep -q "events in $file" "$T/run.err"
 ok $? "the alert names the flight-recorder file"
 # the alert row links its evidence: the file, and the condition's start
