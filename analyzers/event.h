@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #define IMB_COMM_LEN 16
+#define IMB_MAX_CPUS 4096	/* imb_event.cpu is 0 .. IMB_MAX_CPUS - 1 */
 
 enum imb_ev_kind {
 	IMB_EV_NONE = 0,
@@ -40,6 +41,14 @@ enum imb_ev_kind {
 /* Flags in imb_event.flags. */
 #define IMB_EVF_RQ_CLOCKS	0x1	/* clock_task_ns/clock_pelt_ns are valid */
 
+/*
+ * Task group ids (next_group, parent_id): 0 unknown (offline traces),
+ * IMB_TG_ROOT the root task group, else the group's cgroup id (kernfs
+ * id, always > 1) or autogroup id | IMB_TG_AUTOGROUP.
+ */
+#define IMB_TG_ROOT		1ULL
+#define IMB_TG_AUTOGROUP	(1ULL << 63)
+
 /* prev_state values of sched_switch (kernel TASK_REPORT encoding). */
 #define IMB_STATE_RUNNING	0x000	/* R: yielded, still queued */
 #define IMB_STATE_PREEMPTED	0x100	/* R+: preempted, still queued */
@@ -54,6 +63,7 @@ struct imb_ev_switch {
 	int32_t next_prio;
 	uint32_t pad;
 	uint64_t next_cgroup;		/* cgroup id of next, 0: unknown */
+	uint64_t next_group;		/* next's task group (IMB_TG_*), 0: unknown */
 	char prev_comm[IMB_COMM_LEN];
 	char next_comm[IMB_COMM_LEN];
 };
@@ -111,6 +121,7 @@ struct imb_ev_pelt_cfs {
 	uint64_t load_avg;
 	uint64_t runnable_avg;
 	uint64_t util_avg;
+	uint64_t parent_id;		/* group run queue: its parent group (IMB_TG_*), 0: unknown */
 };
 
 /* Kernel PELT values of a sched_entity (pelt_se_tp / sched_pelt_se). */
@@ -126,6 +137,7 @@ struct imb_ev_pelt_se {
 	uint64_t load_avg;
 	uint64_t runnable_avg;
 	uint64_t util_avg;
+	uint64_t parent_id;		/* group whose run queue holds it (IMB_TG_*), 0: unknown */
 };
 
 /* IMB_EV_NUMA_MOVE, _SWAP, _STICK (src = the task that moves) */

@@ -36,6 +36,7 @@ static const struct field f_switch[] = {
 	{ "next_prio", F_I32, EV(sw.next_prio) },
 	{ "next_comm", F_COMM, EV(sw.next_comm) },
 	{ "next_cgroup", F_U64, EV(sw.next_cgroup) },
+	{ "next_group", F_U64, EV(sw.next_group) },
 	{ NULL, 0, 0 },
 };
 
@@ -92,6 +93,7 @@ static const struct field f_pelt_cfs[] = {
 	{ "load_avg", F_U64, EV(pelt_cfs.load_avg) },
 	{ "runnable_avg", F_U64, EV(pelt_cfs.runnable_avg) },
 	{ "util_avg", F_U64, EV(pelt_cfs.util_avg) },
+	{ "parent_id", F_U64, EV(pelt_cfs.parent_id) },
 	{ NULL, 0, 0 },
 };
 
@@ -107,6 +109,7 @@ static const struct field f_pelt_se[] = {
 	{ "load_avg", F_U64, EV(pelt_se.load_avg) },
 	{ "runnable_avg", F_U64, EV(pelt_se.runnable_avg) },
 	{ "util_avg", F_U64, EV(pelt_se.util_avg) },
+	{ "parent_id", F_U64, EV(pelt_se.parent_id) },
 	{ NULL, 0, 0 },
 };
 
@@ -537,8 +540,9 @@ int event_text_parse(const char *line, size_t len, struct imb_event *ev, char *e
 				perr(err, errlen, "%s: field cpu given twice", kname);
 				return perr_col(err, errlen, col);
 			}
-			if (!parse_int(v, t, 0, INT32_MAX, &x)) {
-				perr(err, errlen, "%s: field cpu: not a CPU number (0 or more)", kname);
+			if (!parse_int(v, t, 0, IMB_MAX_CPUS - 1, &x)) {
+				perr(err, errlen, "%s: field cpu: not a CPU number (0 to %d)", kname,
+				     IMB_MAX_CPUS - 1);
 				return perr_col(err, errlen, col);
 			}
 			tmp.cpu = (int32_t)x;

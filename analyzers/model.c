@@ -112,6 +112,8 @@ void model_free(struct model *m)
 	free(m->cpus);
 	free(m->tasks);
 	free(m->hash);
+	free(m->groups);
+	free(m->ghash);
 	free(m->tgid_hint);
 	free(m);
 }
@@ -337,11 +339,558 @@ static void cpu_account(struct model_cpu *c, uint64_t ts)
 	c->last_ns = ts;
 }
 
+/*
+ * Task groups.  Each (CPU, group) has a run queue (cfs) and an entity (se)
+ * queued on its parent's run queue, as in the kernel with
+ * CONFIG_FAIR_GROUP_SCHED.  A task's averages are attached to its group's
+ * run queue; the root run queue sees them only through the group entity,
+ * whose averages follow the group's run queue at each update of the entity
+ * (propagate_entity_load_avg()).  Pointers into the table are valid until
+ * the next group_get().
+ */
+static uint32_t group_hash(int cpu, uint64_t id)
+{
+	uint64_t k = id * 0x9e3779b97f4a7c15ull + (uint64_t)cpu * 0xff51afd7ed558ccdull;
+
+	return (uint32_t)(k >> 32) ^ (uint32_t)k;
+}
+
+static int ghash_rebuild(struct model *m, size_t cap)
+{
+	int32_t *h = calloc(cap, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nr_groups; i++) {
+		size_t j = group_hash(m->groups[i].cpu, m->groups[i].id) & (cap - 1);
+
+		while (h[j])
+			j = (j + 1) & (cap - 1);
+		h[j] = (int32_t)(i + 1);
+	}
+	free(m->ghash);
+	m->ghash = h;
+	m->ghash_cap = cap;
+	return 0;
+}
+
+struct model_group *model_group_find(const struct model *m, int cpu, uint64_t id)
+{
+	size_t j;
+
+	if (!m->ghash_cap || !id)
+		return NULL;
+	j = group_hash(cpu, id) & (m->ghash_cap - 1);
+	while (m->ghash[j]) {
+		struct model_group *g = &m->groups[m->ghash[j] - 1];
+
+		if (g->id == id && g->cpu == cpu)
+			return g;
+		j = (j + 1) & (m->ghash_cap - 1);
+	}
+	return NULL;
+}
+
+/*
+ * Empty (nothing queued, no task, no child group) and idle: its averages,
+ * decayed to the CPU's PELT clock now, are 0 (as the kernel's
+ * cfs_rq_is_decayed()), so dropping it, and any removal still pending on
+ * it, changes no sum.
+ */
+static bool group_evictable(const struct model *m, const struct model_group *g)
+{
+	uint64_t now = m->cpus[g->cpu].pelt_last, n;
+
+	if (g->nr_queued || g->h_nr_runnable || g->nr_tasks || g->nr_children)
+		return false;
+	n = now > g->cfs.avg.last_update_time ?
+		(now - g->cfs.avg.last_update_time) / PELT_PERIOD_NS : 0;
+	return !pelt_decay_load(g->cfs.avg.util_avg, n) &&
+	       !pelt_decay_load(g->cfs.avg.runnable_avg, n) &&
+	       !pelt_decay_load(g->cfs.avg.load_avg, n) &&
+	       !pelt_decay_load(g->se.util_avg, n) && !pelt_decay_load(g->se.runnable_avg, n) &&
+	       !pelt_decay_load(g->se.load_avg, n);
+}
+
+/* Drop the empty idle group touched longest ago, never @keep; -ENOSPC if none. */
+static int group_evict_one(struct model *m, const struct model_group *keep)
+{
+	size_t victim = SIZE_MAX;
+	struct model_group *g;
+
+	for (size_t i = 0; i < m->nr_groups; i++) {
+		if (&m->groups[i] == keep || !group_evictable(m, &m->groups[i]))
+			continue;
+		if (victim == SIZE_MAX || m->groups[i].last_ns < m->groups[victim].last_ns)
+			victim = i;
+	}
+	if (victim == SIZE_MAX)
+		return -ENOSPC;
+	g = &m->groups[victim];
+	if (g->parent_id) {
+		struct model_group *p = model_group_find(m, g->cpu, g->parent_id);
+
+		if (p && p->nr_children)
+			p->nr_children--;
+	}
+	m->groups[victim] = m->groups[m->nr_groups - 1];
+	m->nr_groups--;
+	m->groups_evicted++;
+	return ghash_rebuild(m, m->ghash_cap);
+}
+
+/*
+ * The group @id on CPU @cpu, created (with its ancestors) when new; its
+ * parent is @parent_id when known (0: the root until a record says
+ * otherwise).  NULL when the table is full of groups in use.
+ */
+static struct model_group *group_get(struct model *m, int cpu, uint64_t id, uint64_t parent_id,
+				     int depth)
+{
+	struct model_group *g = model_group_find(m, cpu, id);
+	size_t max = m->opts.max_groups ? m->opts.max_groups : MODEL_MAX_GROUPS;
+	size_t j;
+
+	if (g || !id || depth > 32)
+		return g;
+	if (parent_id == id)
+		parent_id = 0;
+	if (parent_id && !group_get(m, cpu, parent_id, 0, depth + 1))
+		parent_id = 0;
+	if (m->nr_groups >= max && group_evict_one(m, model_group_find(m, cpu, parent_id)))
+		return NULL;
+	if (m->nr_groups == m->cap_groups) {
+		size_t cap = m->cap_groups ? m->cap_groups * 2 : 16;
+		struct model_group *ng = realloc(m->groups, cap * sizeof(*ng));
+
+		if (!ng)
+			return NULL;
+		m->groups = ng;
+		m->cap_groups = cap;
+	}
+	if ((m->nr_groups + 1) * 2 > m->ghash_cap &&
+	    ghash_rebuild(m, m->ghash_cap ? m->ghash_cap * 2 : 64))
+		return NULL;
+	g = &m->groups[m->nr_groups];
+	memset(g, 0, sizeof(*g));
+	g->id = id;
+	g->cpu = cpu;
+	g->parent_id = parent_id;
+	g->shares = 1024;
+	g->last_ns = m->now_ns;
+	pelt_cfs_init(&g->cfs);
+	g->cfs.version = m->cpus[cpu].cfs.version;
+	j = group_hash(cpu, id) & (m->ghash_cap - 1);
+	while (m->ghash[j])
+		j = (j + 1) & (m->ghash_cap - 1);
+	m->ghash[j] = (int32_t)(++m->nr_groups);
+	if (parent_id) {
+		struct model_group *p = model_group_find(m, cpu, parent_id);
+
+		if (p)
+			p->nr_children++;
+	}
+	/* online_fair_sched_group(): the new entity is attached at once */
+	g = model_group_find(m, cpu, id);
+	{
+		struct model_group *p = model_group_find(m, cpu, parent_id);
+
+		pelt_attach(p ? &p->cfs : &m->cpus[cpu].cfs, &g->se, g->shares);
+		g->se_attached = true;
+	}
+	return g;
+}
+
+/* The wire's group id as the model keeps it: 0 for the root group. */
+static uint64_t tg_internal(uint64_t wire)
+{
+	return wire == IMB_TG_ROOT ? 0 : wire;
+}
+
+/* Whether the running task of @c is in @g or below (cfs_rq->curr != NULL). */
+static bool group_is_curr(const struct model *m, const struct model_cpu *c,
+			  const struct model_group *g)
+{
+	const struct model_task *t;
+	uint64_t id;
+
+	if (c->curr <= 0 || !c->fair_curr)
+		return false;
+	t = model_task_find(m, c->curr);
+	if (!t)
+		return false;
+	id = t->q_group;
+	for (int depth = 0; id && depth < 32; depth++) {
+		const struct model_group *p;
+
+		if (id == g->id)
+			return true;
+		p = model_group_find(m, c->cpu, id);
+		if (!p)
+			break;
+		id = p->parent_id;
+	}
+	return false;
+}
+
+/* The run queue of group @id on @cpu (0 or not in the table: the root). */
+static struct pelt_cfs *group_cfs(struct model *m, int cpu, uint64_t id)
+{
+	struct model_group *g = model_group_find(m, cpu, id);
+
+	return g ? &g->cfs : &m->cpus[cpu].cfs;
+}
+
+static void group_mark_propagate(struct model *m, int cpu, uint64_t id)
+{
+	struct model_group *g = model_group_find(m, cpu, id);
+
+	if (g)
+		g->propagate = true;
+}
+
+/* Account one queued entity of weight @w on group @id's run queue (or the root). */
+static void chain_enqueue(struct model *m, int cpu, uint64_t id, unsigned long w)
+{
+	bool level = true;
+
+	for (int depth = 0; id && depth < 32; depth++) {
+		struct model_group *g = model_group_find(m, cpu, id);
+
+		if (!g)
+			break;
+		g->h_nr_runnable++;
+		if (level) {
+			g->nr_queued++;
+			g->weight += w;
+			level = g->nr_queued == 1;	/* its entity is queued now */
+			w = g->shares;
+		}
+		id = g->parent_id;
+	}
+	if (level)
+		m->cpus[cpu].root_weight += w;
+}
+
+static void chain_dequeue(struct model *m, int cpu, uint64_t id, unsigned long w)
+{
+	bool level = true;
+	struct model_cpu *c = &m->cpus[cpu];
+
+	for (int depth = 0; id && depth < 32; depth++) {
+		struct model_group *g = model_group_find(m, cpu, id);
+
+		if (!g)
+			break;
+		if (g->h_nr_runnable)
+			g->h_nr_runnable--;
+		if (level) {
+			if (g->nr_queued)
+				g->nr_queued--;
+			g->weight = g->weight > w ? g->weight - w : 0;
+			level = g->nr_queued == 0;
+			w = g->shares;
+		}
+		id = g->parent_id;
+	}
+	if (level)
+		c->root_weight = c->root_weight > w ? c->root_weight - w : 0;
+}
+
+/* The lower-bound clamp of a propagated sum (see pelt.c: u32 before 7.0). */
+static uint64_t prop_clamp(enum pelt_version v, uint64_t sum, unsigned long avg)
+{
+	uint64_t floor = (uint64_t)avg * PELT_MIN_DIVIDER;
+
+	if (v < PELT_V7_0) {
+		uint32_t s = (uint32_t)sum, f = (uint32_t)floor;
+
+		return s > f ? s : f;
+	}
+	return sum > floor ? sum : floor;
+}
+
+static void add_signed_ul(unsigned long *p, long d)
+{
+	long r = (long)*p + d;
+
+	*p = r < 0 ? 0 : (unsigned long)r;
+}
+
+static void add_signed_u64(uint64_t *p, int64_t d)
+{
+	int64_t r = (int64_t)*p + d;
+
+	*p = r < 0 ? 0 : (uint64_t)r;
+}
+
+/*
+ * propagate_entity_load_avg(): the group entity takes its run queue's util
+ * and runnable (update_tg_cfs_util/_runnable), and its load from the
+ * propagated runnable sum (update_tg_cfs_load); the parent run queue @pcfs
+ * takes the differences.
+ */
+static void group_propagate(struct model_group *g, struct pelt_cfs *pcfs)
+{
+	struct pelt_avg *se = &g->se, *gsa = &g->cfs.avg, *psa = &pcfs->avg;
+	uint32_t divider = PELT_MIN_DIVIDER + psa->period_contrib;
+	int64_t rsum = g->cfs.prop_runnable_sum;
+	long delta;
+
+	pcfs->prop_runnable_sum += rsum;	/* add_tg_cfs_propagate() */
+
+	delta = (long)gsa->util_avg - (long)se->util_avg;
+	if (delta) {
+		uint32_t nsum = (uint32_t)(gsa->util_avg * divider);
+		int64_t dsum = (int64_t)nsum - (int64_t)se->util_sum;
+
+		se->util_avg = gsa->util_avg;
+		se->util_sum = nsum;
+		add_signed_ul(&psa->util_avg, delta);
+		{
+			int64_t r = (int64_t)psa->util_sum + dsum;
+
+			psa->util_sum = r < 0 ? 0 : (uint32_t)r;
+		}
+		if (psa->util_sum < (uint32_t)(psa->util_avg * PELT_MIN_DIVIDER))
+			psa->util_sum = (uint32_t)(psa->util_avg * PELT_MIN_DIVIDER);
+	}
+
+	delta = (long)gsa->runnable_avg - (long)se->runnable_avg;
+	if (delta) {
+		uint64_t nsum = (uint64_t)gsa->runnable_avg * divider;
+		int64_t dsum = (int64_t)nsum - (int64_t)se->runnable_sum;
+
+		se->runnable_avg = gsa->runnable_avg;
+		se->runnable_sum = nsum;
+		add_signed_ul(&psa->runnable_avg, delta);
+		add_signed_u64(&psa->runnable_sum, dsum);
+		psa->runnable_sum = prop_clamp(pcfs->version, psa->runnable_sum, psa->runnable_avg);
+	}
+
+	if (rsum) {
+		int64_t running, lsum;
+		unsigned long lavg, w = g->shares;
+
+		g->cfs.prop_runnable_sum = 0;
+		if (rsum >= 0) {
+			rsum += (int64_t)se->load_sum;
+			if (rsum > (int64_t)divider)
+				rsum = divider;
+		} else {
+			uint64_t ls = 0;
+
+			if (g->weight)
+				ls = gsa->load_sum / g->weight;
+			rsum = (int64_t)(se->load_sum < ls ? se->load_sum : ls);
+		}
+		running = se->util_sum >> 10;
+		if (rsum < running)
+			rsum = running;
+		lsum = (int64_t)w * rsum;
+		lavg = (unsigned long)(lsum / divider);
+		delta = (long)lavg - (long)se->load_avg;
+		if (delta) {
+			int64_t dsum = lsum - (int64_t)w * (int64_t)se->load_sum;
+
+			se->load_sum = (uint64_t)rsum;
+			se->load_avg = lavg;
+			add_signed_ul(&psa->load_avg, delta);
+			add_signed_u64(&psa->load_sum, dsum);
+			psa->load_sum = prop_clamp(pcfs->version, psa->load_sum, psa->load_avg);
+		}
+	}
+}
+
+/* update_cfs_rq_load_avg() of a group's run queue at PELT time @now. */
+static void group_cfs_update(struct model *m, struct model_group *g, uint64_t now)
+{
+	const struct model_cpu *c = &m->cpus[g->cpu];
+
+	if (g->cfs.removed_nr)
+		g->propagate = true;
+	pelt_cfs_update(&g->cfs, now, g->weight, g->h_nr_runnable, group_is_curr(m, c, g));
+}
+
+/*
+ * update_cfs_group(): the entity's weight, shares * this CPU's load over
+ * the group's load on all CPUs (tg->load_avg), within [2, shares].
+ */
+static void group_reweight(struct model *m, struct model_group *g, struct pelt_cfs *pcfs)
+{
+	unsigned long tg_shares = 1024, load, tg_weight = 0, shares;
+	struct model_group *pg;
+
+	if (!g->weight)
+		return;
+	load = g->weight > g->cfs.avg.load_avg ? (unsigned long)g->weight : g->cfs.avg.load_avg;
+	for (int i = 0; i < m->nr_cpus; i++) {
+		const struct model_group *o = model_group_find(m, i, g->id);
+
+		if (o && o != g)
+			tg_weight += o->cfs.avg.load_avg;
+	}
+	tg_weight += load;
+	shares = tg_shares * load / (tg_weight ? tg_weight : 1);
+	if (shares < 2)
+		shares = 2;
+	if (shares > tg_shares)
+		shares = tg_shares;
+	if (shares == g->shares)
+		return;
+	/* reweight_entity(): requeue with the new weight, rescale load_avg */
+	if (g->nr_queued) {
+		pg = model_group_find(m, g->cpu, g->parent_id);
+		if (pg)
+			pg->weight = pg->weight + shares > g->shares ? pg->weight + shares - g->shares : 0;
+		else
+			m->cpus[g->cpu].root_weight = m->cpus[g->cpu].root_weight + shares > g->shares ?
+				m->cpus[g->cpu].root_weight + shares - g->shares : 0;
+	}
+	if (g->se_attached) {
+		uint32_t div = PELT_MIN_DIVIDER + g->se.period_contrib;
+
+		add_signed_ul(&pcfs->avg.load_avg, -(long)g->se.load_avg);
+		g->se.load_avg = (unsigned long)((uint64_t)shares * g->se.load_sum / div);
+		pcfs->avg.load_avg += g->se.load_avg;
+	}
+	g->shares = shares;
+	g->se.weight = shares;
+}
+
+/*
+ * update_load_avg(parent, group se, UPDATE_TG) after the group's own run
+ * queue update: the entity's own accumulation (on_rq while anything is
+ * queued in it, runnable weight h_nr_runnable, running while one of its
+ * tasks runs), the parent's, then the propagation and, the first time,
+ * the attach.
+ */
+static void group_se_update(struct model *m, struct model_group *g, uint64_t now)
+{
+	struct model_cpu *c = &m->cpus[g->cpu];
+	struct model_group *pg = model_group_find(m, g->cpu, g->parent_id);
+	struct pelt_cfs *pcfs = pg ? &pg->cfs : &c->cfs;
+	bool curr = group_is_curr(m, c, g);
+
+	if (g->se_attached)
+		pelt_se_update(&g->se, now, g->shares, g->nr_queued > 0, (int)g->h_nr_runnable, curr);
+	if (pg)
+		group_cfs_update(m, pg, now);
+	else
+		pelt_cfs_update(&c->cfs, now, c->root_weight, c->nr_queued, c->curr > 0 && c->fair_curr);
+	if (g->propagate && g->se_attached) {
+		g->propagate = false;
+		if (pg)
+			pg->propagate = true;
+		group_propagate(g, pcfs);
+	}
+	if (!g->se_attached) {
+		pelt_attach(pcfs, &g->se, g->shares);
+		if (pg)
+			pg->propagate = true;
+		g->se_attached = true;
+		g->propagate = false;
+		g->cfs.prop_runnable_sum = 0;
+	}
+	group_reweight(m, g, pcfs);
+}
+
+/* Update group @id on @cpu and its ancestors bottom-up, then the root. */
+static void path_update(struct model *m, int cpu, uint64_t id, uint64_t now)
+{
+	struct model_cpu *c = &m->cpus[cpu];
+
+	for (int depth = 0; id && depth < 32; depth++) {
+		struct model_group *g = model_group_find(m, cpu, id);
+
+		if (!g)
+			break;
+		g->last_ns = m->now_ns;
+		group_cfs_update(m, g, now);
+		group_se_update(m, g, now);
+		id = g->parent_id;
+	}
+	pelt_cfs_update(&c->cfs, now, c->root_weight, c->nr_queued, c->curr > 0 && c->fair_curr);
+}
+
+/* The task's averages now belong to group @id's run queue (reference counts). */
+static void task_set_att(struct model *m, struct model_task *t, uint64_t id)
+{
+	struct model_group *g;
+
+	if (t->att_group == id)
+		return;
+	if (t->att_group && t->att_cpu >= 0 && t->att_cpu < m->nr_cpus) {
+		g = model_group_find(m, t->att_cpu, t->att_group);
+		if (g && g->nr_tasks)
+			g->nr_tasks--;
+	}
+	t->att_group = id;
+	t->att_cpu = t->cpu;
+	if (id && (g = model_group_find(m, t->cpu, id)))
+		g->nr_tasks++;
+}
+
+/* The group a task on @cpu goes to now: its known group if the table has room. */
+static uint64_t task_place(struct model *m, struct model_task *t, int cpu)
+{
+	if (!t->group || !m->has_groups)
+		return 0;
+	if (!group_get(m, cpu, t->group, 0, 0)) {
+		m->groups_overflow++;
+		return 0;
+	}
+	return t->group;
+}
+
 /* Bring a CPU's root run queue's PELT up to @ts with its current state. */
 static void cpu_pelt_update(struct model_cpu *c, uint64_t ts)
 {
-	pelt_cfs_update(&c->cfs, pelt_now(c, ts), c->weight, c->nr_queued,
+	pelt_cfs_update(&c->cfs, pelt_now(c, ts), c->root_weight, c->nr_queued,
 			c->curr > 0 && c->fair_curr);
+}
+
+/*
+ * Update the run queues on the path of task @t on @cpu (its group's, the
+ * ancestors', the root) at @ts, as update_load_avg() at every level of an
+ * enqueue, dequeue, tick or switch.  @t may be NULL: the root only.
+ */
+static void task_path_update(struct model *m, struct model_task *t, int cpu, uint64_t ts)
+{
+	uint64_t now = pelt_now(&m->cpus[cpu], ts);
+
+	if (!t || !m->has_groups) {
+		path_update(m, cpu, 0, now);
+		return;
+	}
+	if (t->att_group && t->att_cpu == cpu && t->att_group != t->group)
+		path_update(m, cpu, t->att_group, now);
+	if (t->q_group && t->cpu == cpu && t->q_group != t->group)
+		path_update(m, cpu, t->q_group, now);
+	path_update(m, cpu, t->group, now);
+}
+
+/* detach_entity_load_avg() from the run queue holding the task's averages */
+static void task_detach_avg(struct model *m, struct model_task *t)
+{
+	int cpu = t->att_group ? t->att_cpu : t->cpu;
+
+	if (cpu < 0 || cpu >= m->nr_cpus)
+		return;
+	pelt_detach(group_cfs(m, cpu, t->att_group), &t->avg);
+	group_mark_propagate(m, cpu, t->att_group);
+	task_set_att(m, t, 0);
+}
+
+/* remove_entity_load_avg(): applied at that run queue's next update */
+static void task_remove_avg(struct model *m, struct model_task *t)
+{
+	int cpu = t->att_group ? t->att_cpu : t->cpu;
+
+	if (cpu < 0 || cpu >= m->nr_cpus)
+		return;
+	pelt_remove(group_cfs(m, cpu, t->att_group), &t->avg);
+	task_set_att(m, t, 0);
 }
 
 /* Bring a task's entity up to @ts with its current state. */
@@ -374,6 +923,8 @@ static void cpu_unqueue(struct model *m, struct model_task *t)
 		if (c->nr_queued)
 			c->nr_queued--;
 		c->weight = c->weight > task_weight(t) ? c->weight - task_weight(t) : 0;
+		chain_dequeue(m, t->cpu, t->q_group, task_weight(t));
+		t->q_group = 0;
 	}
 	if (c->curr == t->pid) {
 		c->curr = 0;
@@ -389,6 +940,8 @@ static void cpu_enqueue(struct model *m, struct model_task *t)
 	if (t->fair) {
 		c->nr_queued++;
 		c->weight += task_weight(t);
+		t->q_group = task_place(m, t, t->cpu);
+		chain_enqueue(m, t->cpu, t->q_group, task_weight(t));
 	}
 }
 
@@ -399,24 +952,43 @@ static void cpu_enqueue(struct model *m, struct model_task *t)
 static void task_pelt_attach(struct model *m, struct model_task *t, uint64_t ts, bool fresh)
 {
 	struct model_cpu *c = &m->cpus[t->cpu];
+	struct pelt_cfs *cfs;
+	uint64_t id;
 
 	if (!t->fair)
 		return;
+	if (t->att_group)
+		task_set_att(m, t, 0);	/* averages reset without a detach */
+	id = task_place(m, t, t->cpu);
+	cfs = group_cfs(m, t->cpu, id);
+	if (t->state == MODEL_TASK_UNKNOWN && t->pelt_valid) {
+		/*
+		 * First sight of a task whose averages came from the kernel's
+		 * own record: it was attached here before the model saw it, so
+		 * the kernel's values the model was seeded with hold it.
+		 */
+		task_set_att(m, t, id);
+		return;
+	}
 	if (!t->pelt_valid) {
 		/*
 		 * A new task starts heavy with half the spare capacity as its
 		 * util (the kernel's post_init); one first seen mid-trace has
 		 * an unknown past and starts from zero (warm-up: ~345 ms).
 		 */
-		if (fresh) {
+		if (fresh && m->fresh_pid == t->pid) {
+			t->avg = m->fresh_init;	/* computed before the enqueue's update */
+		} else if (fresh) {
 			pelt_init(&t->avg, task_weight(t));
-			pelt_post_init(&t->avg, task_weight(t), &c->cfs, c->capacity);
+			pelt_post_init(&t->avg, task_weight(t), cfs, c->capacity);
 		} else {
 			memset(&t->avg, 0, sizeof(t->avg));
 		}
 		t->pelt_valid = true;
 	}
-	pelt_attach(&c->cfs, &t->avg, task_weight(t));
+	pelt_attach(cfs, &t->avg, task_weight(t));
+	group_mark_propagate(m, t->cpu, id);
+	task_set_att(m, t, id);
 	(void)ts;
 }
 
@@ -469,7 +1041,19 @@ static void task_enqueue(struct model *m, struct model_task *t, int cpu, uint64_
 		return;
 	c = &m->cpus[cpu];
 	cpu_account(c, ts);
-	cpu_pelt_update(c, ts);
+	m->fresh_pid = 0;
+	if (fresh && !t->pelt_valid && t->fair) {
+		/*
+		 * post_init_entity_util_avg() reads the run queue's util as of
+		 * its last update, before the enqueue updates it.
+		 */
+		uint64_t id = task_place(m, t, cpu);
+
+		pelt_init(&m->fresh_init, task_weight(t));
+		pelt_post_init(&m->fresh_init, task_weight(t), group_cfs(m, cpu, id), c->capacity);
+		m->fresh_pid = t->pid;
+	}
+	task_path_update(m, t, cpu, ts);
 	task_account(t, ts);
 	if (t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED) {
 		if (t->cpu == cpu)
@@ -477,7 +1061,7 @@ static void task_enqueue(struct model *m, struct model_task *t, int cpu, uint64_
 		/* queued elsewhere: the trace missed a migration */
 		cpu_unqueue(m, t);
 		if (t->fair && t->pelt_valid && t->cpu >= 0 && t->cpu < m->nr_cpus)
-			pelt_detach(&m->cpus[t->cpu].cfs, &t->avg);
+			task_detach_avg(m, t);
 		t->cpu = cpu;
 		task_pelt_attach(m, t, ts, false);
 	} else {
@@ -487,9 +1071,13 @@ static void task_enqueue(struct model *m, struct model_task *t, int cpu, uint64_
 		task_pelt_update(m, t, ts);
 		if (moved || !t->pelt_valid) {
 			if (t->pelt_valid && t->cpu >= 0 && t->cpu < m->nr_cpus && t->fair)
-				pelt_remove(&m->cpus[t->cpu].cfs, &t->avg);
+				task_remove_avg(m, t);
 			t->cpu = cpu;
 			task_pelt_attach(m, t, ts, fresh);
+		} else if (t->fair && m->has_groups && t->att_group != t->group) {
+			/* moved to another group while asleep (sched_move_task()) */
+			task_detach_avg(m, t);
+			task_pelt_attach(m, t, ts, false);
 		}
 	}
 	t->state = MODEL_TASK_QUEUED;
@@ -499,6 +1087,8 @@ static void task_enqueue(struct model *m, struct model_task *t, int cpu, uint64_
 	task_pelt_update(m, t, ts);
 	if (c->curr <= 0)
 		cpu_set_curr(m, c, t, ts);
+	if (m->has_groups)
+		task_path_update(m, t, cpu, ts);	/* the attach propagates up */
 }
 
 /* The task is gone: remove its contribution, as remove_entity_load_avg(). */
@@ -506,7 +1096,8 @@ static void task_kill(struct model *m, struct model_task *t, uint64_t ts)
 {
 	task_account(t, ts);
 	if (t->fair && t->pelt_valid && t->cpu >= 0 && t->cpu < m->nr_cpus)
-		pelt_remove(&m->cpus[t->cpu].cfs, &t->avg);
+		task_remove_avg(m, t);
+	task_set_att(m, t, 0);
 	t->pelt_valid = false;
 	t->state = MODEL_TASK_DEAD;
 	t->state_ns = ts;
@@ -530,23 +1121,47 @@ static void task_queue_here(struct model *m, struct model_task *t, int cpu, uint
 	if (queued) {
 		cpu_unqueue(m, t);
 		if (t->fair && t->pelt_valid && valid_cpu)
-			pelt_detach(&m->cpus[t->cpu].cfs, &t->avg);
+			task_detach_avg(m, t);
 	} else if (t->cpu != cpu && t->fair && t->pelt_valid && valid_cpu) {
-		pelt_remove(&m->cpus[t->cpu].cfs, &t->avg);
+		task_remove_avg(m, t);
 		t->pelt_valid = false;
 	}
 	if (t->cpu != cpu || !t->pelt_valid) {
-		bool keep = t->pelt_valid;
-
 		t->cpu = cpu;
-		if (keep)
-			pelt_attach(&m->cpus[cpu].cfs, &t->avg, task_weight(t));
-		else
-			task_pelt_attach(m, t, ts, false);
+		task_pelt_attach(m, t, ts, false);
 	}
 	t->state = MODEL_TASK_QUEUED;
 	t->state_ns = ts;
 	cpu_enqueue(m, t);
+}
+
+/*
+ * sched_autogroup_exit_task(): an exiting task leaves its autogroup for the
+ * root group before its last switch (sched_move_task(): dequeue, detach
+ * with propagation up the hierarchy, attach to the root, enqueue), so its
+ * util goes with it to the root, whose next update then removes it.
+ */
+static void task_exit_autogroup(struct model *m, struct model_task *t, int cpu, uint64_t ts)
+{
+	bool queued = t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED;
+	uint64_t old = t->att_group ? t->att_group : t->q_group;
+
+	if (!m->has_groups || !t->fair || !(old & IMB_TG_AUTOGROUP) || t->cpu != cpu)
+		return;
+	if (queued) {
+		chain_dequeue(m, cpu, t->q_group, task_weight(t));
+		t->q_group = 0;
+	}
+	if (t->pelt_valid && t->att_group)
+		task_detach_avg(m, t);
+	path_update(m, cpu, old, pelt_now(&m->cpus[cpu], ts));
+	t->group = 0;
+	if (t->pelt_valid) {
+		pelt_attach(&m->cpus[cpu].cfs, &t->avg, task_weight(t));
+		task_set_att(m, t, 0);
+	}
+	if (queued)
+		chain_enqueue(m, cpu, 0, task_weight(t));
 }
 
 static void ev_switch(struct model *m, const struct imb_event *ev)
@@ -560,7 +1175,12 @@ static void ev_switch(struct model *m, const struct imb_event *ev)
 		return;
 	c = &m->cpus[ev->cpu];
 	cpu_account(c, ts);
-	cpu_pelt_update(c, ts);
+	if (s->next_group && s->next_pid > 0)
+		m->has_groups = true;
+	/* put_prev / set_next: update_load_avg() on both tasks' paths */
+	task_path_update(m, s->prev_pid > 0 ? model_task_find(m, s->prev_pid) : NULL, ev->cpu, ts);
+	if (s->next_pid > 0 && m->has_groups)
+		task_path_update(m, model_task_find(m, s->next_pid), ev->cpu, ts);
 
 	if (!model_pid_is_idle(s->prev_pid)) {
 		prev = task_get(m, s->prev_pid, ts);
@@ -586,6 +1206,11 @@ static void ev_switch(struct model *m, const struct imb_event *ev)
 			}
 			task_pelt_update(m, prev, ts);
 			task_account(prev, ts);
+			if (m->has_groups)
+				task_path_update(m, prev, ev->cpu, ts);
+			if (s->prev_state != IMB_STATE_RUNNING && s->prev_state != IMB_STATE_PREEMPTED &&
+			    (prev->exited || s->prev_state == 0x10 || s->prev_state == 0x20))
+				task_exit_autogroup(m, prev, ev->cpu, ts);
 			if (s->prev_state == IMB_STATE_RUNNING || s->prev_state == IMB_STATE_PREEMPTED) {
 				prev->state = MODEL_TASK_QUEUED;
 			} else {
@@ -620,12 +1245,28 @@ static void ev_switch(struct model *m, const struct imb_event *ev)
 	task_set_tgid(m, next, s->next_tgid);
 	if (s->next_cgroup)
 		next->cgroup = s->next_cgroup;
+	if (s->next_group)
+		next->group = tg_internal(s->next_group);
 	task_queue_here(m, next, ev->cpu, ts);
+	if (next->fair && m->has_groups && next->cpu == ev->cpu &&
+	    (next->q_group != task_place(m, next, ev->cpu) ||
+	     (next->pelt_valid && next->att_group != next->q_group))) {
+		/* in another group than the model had it (sched_move_task()) */
+		next->state = MODEL_TASK_QUEUED;
+		cpu_unqueue(m, next);
+		if (next->pelt_valid)
+			task_detach_avg(m, next);
+		task_path_update(m, next, ev->cpu, ts);
+		task_pelt_attach(m, next, ts, false);
+		cpu_enqueue(m, next);
+	}
 	task_pelt_update(m, next, ts);
 	task_account(next, ts);	/* it waited until now */
 	c->curr = next->pid;
 	c->fair_curr = next->fair;
 	next->state = MODEL_TASK_RUNNING;
+	if (m->has_groups)
+		task_path_update(m, next, ev->cpu, ts);
 }
 
 static void ev_wakeup(struct model *m, const struct imb_event *ev, bool fresh)
@@ -660,12 +1301,14 @@ static void ev_migrate(struct model *m, const struct imb_event *ev)
 
 		/* a queued task moved by the balancer: detach, attach at dest */
 		cpu_account(src, ts);
-		cpu_pelt_update(src, ts);
+		task_path_update(m, t, src->cpu, ts);
 		task_pelt_update(m, t, ts);
 		task_account(t, ts);
 		cpu_unqueue(m, t);
 		if (t->fair && t->pelt_valid)
-			pelt_detach(&src->cfs, &t->avg);
+			task_detach_avg(m, t);
+		if (m->has_groups)
+			task_path_update(m, t, src->cpu, ts);	/* the detach propagates */
 		t->state = MODEL_TASK_SLEEPING;	/* transiently off any rq */
 		t->cpu = mg->dest_cpu;
 		t->pelt_valid = t->pelt_valid && t->fair;
@@ -673,14 +1316,16 @@ static void ev_migrate(struct model *m, const struct imb_event *ev)
 			struct model_cpu *dst = &m->cpus[mg->dest_cpu];
 
 			cpu_account(dst, ts);
-			cpu_pelt_update(dst, ts);
+			task_path_update(m, t, dst->cpu, ts);
 			if (t->fair && t->pelt_valid)
-				pelt_attach(&dst->cfs, &t->avg, task_weight(t));
+				task_pelt_attach(m, t, ts, false);
 			t->state = MODEL_TASK_QUEUED;
 			t->state_ns = ts;
 			cpu_enqueue(m, t);
 			if (dst->curr <= 0)
 				cpu_set_curr(m, dst, t, ts);
+			if (m->has_groups)
+				task_path_update(m, t, dst->cpu, ts);
 		}
 		if (src->curr <= 0)
 			src->idle_since_ns = ts;
@@ -699,7 +1344,14 @@ static void ev_fork(struct model *m, const struct imb_event *ev)
 	if (!t)
 		return;
 	task_note(t, ev->fork.child_comm, -1, ev->ts_ns);
+	task_set_att(m, t, 0);
 	t->pelt_valid = false;
+	{
+		const struct model_task *p = model_task_find(m, ev->fork.parent_pid);
+
+		if (p && p != t)
+			t->group = p->group;	/* a child starts in its parent's group */
+	}
 	t->parent_pid = ev->fork.parent_pid;
 	task_set_tgid(m, t, ev->fork.child_tgid);
 }
@@ -756,10 +1408,10 @@ static void ev_runtime(struct model *m, const struct imb_event *ev)
 		task_account(t, ts);
 		if (t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED) {
 			if (t->cpu != ev->cpu) {
-				cpu_pelt_update(&m->cpus[t->cpu], ts);
+				task_path_update(m, t, t->cpu, ts);
 				cpu_unqueue(m, t);
 				if (t->fair && t->pelt_valid)
-					pelt_detach(&m->cpus[t->cpu].cfs, &t->avg);
+					task_detach_avg(m, t);
 				t->cpu = ev->cpu;
 				t->state = MODEL_TASK_QUEUED;
 				cpu_enqueue(m, t);
@@ -773,8 +1425,8 @@ static void ev_runtime(struct model *m, const struct imb_event *ev)
 			cpu_set_curr(m, c, t, ts);
 	}
 	/* update_curr() at a tick is also a PELT update instant */
-	cpu_pelt_update(c, ts);
 	task_pelt_update(m, t, ts);
+	task_path_update(m, t, ev->cpu, ts);
 }
 
 static void err_add(struct model_err_hist *h, uint64_t engine, uint64_t kernel)
@@ -869,26 +1521,120 @@ static int cpu_compare_pending(struct model *m, const struct imb_event *ev)
 	return after;
 }
 
+/*
+ * A kernel record of a group's run queue.  The first one seeds the group
+ * (and its entity, taken as in step with it, as propagation keeps it);
+ * later ones are the instants of the kernel's own updates of that group,
+ * among them the lazy ones of update_blocked_averages() that no other
+ * event shows: pelt_cfs_tp fires only from update_cfs_rq_load_avg() that
+ * crossed a period, or from an attach, detach or propagation, and each of
+ * their callers goes on to update the group's entity in its parent, so the
+ * model applies removed load and propagates there.
+ */
+static void ev_pelt_cfs_group(struct model *m, const struct imb_event *ev)
+{
+	const struct imb_ev_pelt_cfs *k = &ev->pelt_cfs;
+	uint64_t id = k->cgroup_id, parent = tg_internal(k->parent_id);
+	struct model_group *g;
+
+	if (k->parent_id)
+		m->has_groups = true;	/* a source that names groups */
+	if (!m->has_groups || !id || id == IMB_TG_ROOT)
+		return;
+	g = group_get(m, ev->cpu, id, parent, 0);
+	if (!g) {
+		m->groups_overflow++;
+		return;
+	}
+	if (k->parent_id && g->parent_id != parent && !g->nr_queued && !g->se_attached &&
+	    !g->nr_children && (!parent || group_get(m, ev->cpu, parent, 0, 0))) {
+		struct model_group *p;
+
+		if ((p = model_group_find(m, ev->cpu, g->parent_id)) && p->nr_children)
+			p->nr_children--;
+		g = model_group_find(m, ev->cpu, id);
+		g->parent_id = parent;
+		if ((p = model_group_find(m, ev->cpu, parent)))
+			p->nr_children++;
+		g = model_group_find(m, ev->cpu, id);
+	}
+	if (!g->kseeded) {
+		struct pelt_avg *se = &g->se;
+		uint32_t div;
+
+		g->kseeded = true;
+		pelt_from_kernel(&g->cfs.avg, k->last_update_time, k->load_sum, k->runnable_sum,
+				 k->util_sum, k->period_contrib, k->load_avg, k->runnable_avg,
+				 k->util_avg);
+		g->cfs.prop_runnable_sum = 0;
+		g->propagate = false;
+		/* the entity as propagation keeps it; the parent's kernel values hold it */
+		*se = g->cfs.avg;
+		div = PELT_MIN_DIVIDER + se->period_contrib;
+		se->load_sum = (uint64_t)se->load_avg * div / (g->shares ? g->shares : 1);
+		se->weight = g->shares;
+		g->se_attached = true;
+		/*
+		 * What the model propagated up from it so far is in the kernel's
+		 * values too: take the root's again from its next record.
+		 */
+		m->cpus[ev->cpu].reseed = true;
+		return;
+	}
+	if (k->h_nr_runnable < g->h_nr_runnable && (id & IMB_TG_AUTOGROUP)) {
+		struct model_cpu *c = &m->cpus[ev->cpu];
+		struct model_task *t = c->curr > 0 ? model_task_find(m, c->curr) : NULL;
+
+		/* the detach of the current task's autogroup exit: apply it now */
+		if (t && t->exited && t->q_group == id) {
+			task_exit_autogroup(m, t, ev->cpu, ev->ts_ns);
+			return;
+		}
+	}
+	if (k->last_update_time > g->cfs.avg.last_update_time) {
+		/* with the count the kernel integrated with (see ev_pelt_cfs()) */
+		if (g->cfs.removed_nr)
+			g->propagate = true;
+		pelt_cfs_update(&g->cfs, k->last_update_time, g->weight, k->h_nr_runnable,
+				group_is_curr(m, &m->cpus[ev->cpu], g));
+		path_update(m, ev->cpu, id, k->last_update_time);
+	}
+}
+
 static void ev_pelt_cfs(struct model *m, const struct imb_event *ev)
 {
 	const struct imb_ev_pelt_cfs *k = &ev->pelt_cfs;
 	struct model_cpu *c;
 
-	if (!k->root || cpu_grow(m, ev->cpu))
+	if (cpu_grow(m, ev->cpu))
 		return;
+	if (!k->root) {
+		ev_pelt_cfs_group(m, ev);
+		return;
+	}
 	m->has_kernel_pelt = true;
 	c = &m->cpus[ev->cpu];
 	if (ev->flags & IMB_EVF_RQ_CLOCKS)
 		cpu_offset_bound(c, (int64_t)k->last_update_time - (int64_t)ev->ts_ns, ev->ts_ns);
 	cpu_account(c, ev->ts_ns);
-	if (!c->kcfs_ns) {
+	if (!c->kcfs_ns || c->reseed) {
+		c->reseed = false;
+		c->cmp_pending = false;
 		pelt_from_kernel(&c->cfs.avg, k->last_update_time, k->load_sum, k->runnable_sum,
 				 k->util_sum, k->period_contrib, k->load_avg, k->runnable_avg,
 				 k->util_avg);
 	} else {
 		/* the engine's clock may be a little ahead: then compare as is */
+		/*
+		 * The record's h_nr_runnable is the count the kernel integrated
+		 * with up to this instant; within a dequeue it is already the
+		 * lowered one (the task's levels are accounted before the
+		 * update of the upper ones), which the model learns only at
+		 * the switch that follows.
+		 */
 		if (k->last_update_time > c->cfs.avg.last_update_time)
-			pelt_cfs_update(&c->cfs, k->last_update_time, c->weight, c->nr_queued,
+			pelt_cfs_update(&c->cfs, k->last_update_time, c->root_weight,
+					m->has_groups ? k->h_nr_runnable : c->nr_queued,
 					c->curr > 0 && c->fair_curr);
 		/*
 		 * The kernel fires pelt_cfs_tp inside an enqueue's attach,
@@ -918,12 +1664,19 @@ static void ev_pelt_se(struct model *m, const struct imb_event *ev)
 	if (!t)
 		return;
 	task_set_tgid(m, t, k->tgid);
+	if (k->parent_id) {
+		m->has_groups = true;
+		t->group = tg_internal(k->parent_id);
+	}
 	if (!t->kavg_ns || !t->pelt_valid) {
 		pelt_from_kernel(&t->avg, k->last_update_time, k->load_sum, k->runnable_sum,
 				 k->util_sum, k->period_contrib, k->load_avg, k->runnable_avg,
 				 k->util_avg);
 		t->avg.weight = task_weight(t);	/* detach and remove need it */
 		t->pelt_valid = true;
+		/* in the kernel's values of its group's run queue already */
+		if (t->cpu == ev->cpu && m->has_groups)
+			task_set_att(m, t, task_place(m, t, t->cpu));
 	} else if (t->cpu >= 0 && t->cpu < m->nr_cpus) {
 		bool on_rq = t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED;
 

@@ -14,8 +14,12 @@
  * - the PELT clock of a CPU is the event clock plus a per-CPU offset, taken
  *   from the run queue's own clock_pelt when the source carries it
  *   (IMB_EVF_RQ_CLOCKS), else 0 (trace_clock perf ~ rq->clock ~ clock_task);
- * - a flat hierarchy: tasks are attached to their CPU's root run queue
- *   (util and runnable add up through task groups; load does not);
+ * - task groups when the source names them (IMB_TG_* ids in sched_switch
+ *   and the PELT records): per (CPU, group) a group run queue and the
+ *   group's entity in its parent, with the kernel's propagation at the
+ *   update points the events show, plus the kernel's own group pelt_cfs
+ *   records as the instants of its lazy (blocked) updates; without group
+ *   ids (offline traces) a flat hierarchy: tasks attach to the root;
  * - a task woken or migrated onto an idle CPU starts running at once (the
  *   trace may lack the switch out of the idle task).
  */
@@ -30,6 +34,7 @@
 #include "pelt.h"
 
 #define MODEL_MAX_CPUS 1024
+#define MODEL_MAX_GROUPS 4096	/* default bound of the group table, all CPUs */
 
 enum model_task_state {
 	MODEL_TASK_UNKNOWN = 0,	/* seen, but state not yet known */
@@ -57,6 +62,10 @@ struct model_task {
 	int prio;
 	int nice;
 	uint64_t cgroup;		/* cgroup id, 0 unknown */
+	uint64_t group;			/* task group (IMB_TG_* id), 0 root or unknown */
+	uint64_t att_group;		/* group whose run queue holds its averages, 0 root */
+	uint64_t q_group;		/* group its queued counts went to, 0 root */
+	int att_cpu;			/* CPU of att_group */
 	int cpu;			/* current or last CPU, -1 unknown */
 	uint8_t state;			/* enum model_task_state */
 	bool has_runtime;		/* source gave sched_stat_runtime for it */
@@ -95,6 +104,7 @@ struct model_cpu {
 	uint32_t nr_queued;		/* fair tasks queued incl. curr */
 	uint32_t nr_running;		/* all tasks queued incl. curr */
 	uint64_t weight;		/* sum of se weights (scaled down) of queued fair tasks */
+	uint64_t root_weight;		/* root cfs_rq load.weight: root tasks + group shares */
 	uint32_t capacity;		/* 1024 unless known */
 	int64_t pelt_offset;		/* PELT clock - event clock */
 	uint64_t pelt_last;		/* last PELT clock used (never goes back) */
@@ -106,6 +116,7 @@ struct model_cpu {
 	struct pelt_cfs cfs;		/* engine root run queue */
 	struct imb_ev_pelt_cfs kcfs;	/* kernel's root values, last pelt_cfs */
 	uint64_t kcfs_ns;		/* 0: none */
+	bool reseed;			/* a group was seeded: seed the root again */
 	uint64_t kvruntime;		/* kernel min/zero_vruntime, last seen */
 	bool cmp_pending;		/* a kernel sample waits to be compared */
 	uint64_t cmp_ns;		/* its event time */
@@ -117,10 +128,30 @@ struct model_cpu {
 	uint64_t nr_running_area;	/* integral of nr_running dt (ns) for the window */
 };
 
+/* A task group's run queue on one CPU and its entity in the parent. */
+struct model_group {
+	uint64_t id;			/* IMB_TG_* id, never IMB_TG_ROOT */
+	uint64_t parent_id;		/* parent group, 0: the CPU's root run queue */
+	int cpu;
+	uint32_t nr_queued;		/* entities queued on its run queue */
+	uint32_t h_nr_runnable;		/* runnable tasks below it */
+	uint64_t weight;		/* load.weight of its run queue */
+	uint32_t nr_tasks;		/* tasks whose averages or counts are here */
+	uint32_t nr_children;		/* child groups in the table */
+	unsigned long shares;		/* its entity's weight (calc_group_shares) */
+	bool propagate;			/* cfs_rq->propagate */
+	bool se_attached;		/* its entity's averages are in the parent */
+	bool kseeded;			/* run queue seeded from a kernel record */
+	uint64_t last_ns;		/* last event that touched it */
+	struct pelt_cfs cfs;		/* its run queue */
+	struct pelt_avg se;		/* its entity */
+};
+
 struct model_opts {
 	int nr_cpus;			/* 0: grow as CPUs appear */
 	uint32_t capacity[MODEL_MAX_CPUS];	/* 0 = 1024 */
 	size_t max_tasks;		/* bound on the task table (0 = 65536) */
+	size_t max_groups;		/* bound on the group table (0 = MODEL_MAX_GROUPS) */
 	int pelt_version;		/* enum pelt_version + 1; 0: PELT_VERSION_DEFAULT */
 };
 
@@ -133,6 +164,16 @@ struct model {
 	size_t nr_tasks, cap_tasks;
 	int32_t *hash;			/* open addressing: index+1 into tasks, 0 empty */
 	size_t hash_cap;
+
+	struct model_group *groups;	/* dense array, nr_groups used */
+	size_t nr_groups, cap_groups;
+	int32_t *ghash;			/* open addressing on (cpu, id): index+1 */
+	size_t ghash_cap;
+	bool has_groups;		/* the source named task groups */
+	uint64_t groups_evicted;	/* empty idle groups dropped from a full table */
+	uint64_t groups_overflow;	/* placements that fell back to the root */
+	int32_t fresh_pid;		/* task whose initial averages are in fresh_init */
+	struct pelt_avg fresh_init;
 
 	uint64_t t0_ns;			/* first event */
 	uint64_t now_ns;		/* last event */
@@ -210,6 +251,9 @@ int model_tgid_hint(struct model *m, int32_t pid, int32_t tgid);
  * worker processes join their creator); else its own pid
  */
 int32_t model_task_job_pid(const struct model *m, const struct model_task *t);
+
+/** model_group_find - the group @id on CPU @cpu, or NULL */
+struct model_group *model_group_find(const struct model *m, int cpu, uint64_t id);
 
 /** model_task_run_ns - CPU time: sched_stat_runtime sum, else switch intervals */
 uint64_t model_task_run_ns(const struct model_task *t);

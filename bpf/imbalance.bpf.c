@@ -153,6 +153,29 @@ static __always_inline __u64 imb_tg_id(struct task_group *tg)
 	return 0;
 }
 
+/* A task group for next_group/parent_id: IMB_WG_ROOT for the root group. */
+static __always_inline __u64 imb_tg_wire_id(struct task_group *tg)
+{
+	if (!tg)
+		return 0;
+	if (!BPF_CORE_READ(tg, parent))
+		return IMB_WG_ROOT;
+	return imb_tg_id(tg);
+}
+
+/* The task group of the cfs_rq @se is queued on (group scheduling: cfs_rq->tg). */
+static __always_inline __u64 imb_se_parent_group(struct sched_entity *se)
+{
+	struct cfs_rq *cfs_rq;
+
+	if (!bpf_core_field_exists(se->cfs_rq) || !bpf_core_field_exists(cfs_rq->tg))
+		return 0;
+	cfs_rq = BPF_CORE_READ(se, cfs_rq);
+	if (!cfs_rq)
+		return 0;
+	return imb_tg_wire_id(BPF_CORE_READ(cfs_rq, tg));
+}
+
 /* @sa points into a BTF-typed cfs_rq or sched_entity: plain (fault-safe) loads. */
 static __always_inline void imb_avg_read(struct imb_w_avg *o, struct sched_avg *sa)
 {
@@ -216,6 +239,9 @@ int BPF_PROG(imb_pelt_cfs, struct cfs_rq *cfs_rq)
 			r->root = 0;
 			r->cgroup_id = imb_tg_id(tg);
 		}
+		r->parent_id = r->root ? 0 : imb_tg_wire_id(BPF_CORE_READ(tg, parent));
+	} else {
+		r->parent_id = 0;
 	}
 	r->nr_queued = imb_cfs_nr_queued(cfs_rq);
 	r->h_nr_queued = imb_cfs_h_nr_queued(cfs_rq);
@@ -288,6 +314,7 @@ int BPF_PROG(imb_pelt_se, struct sched_entity *se)
 	r->pid = pid;
 	r->tgid = tgid;
 	r->cgroup_id = cgid;
+	r->parent_id = imb_se_parent_group(se);
 	imb_avg_read(&r->avg, &se->avg);
 	imb_submit(r, sizeof(*r));
 	return 0;
@@ -313,6 +340,7 @@ static __always_inline void imb_switch_tasks(struct imb_w_switch *r, struct task
 	r->next_prio = next->prio;
 	/* bpf_get_current_cgroup_id() would give prev's: read next's own. */
 	r->next_cgroup = next->cgroups->dfl_cgrp->kn->id;
+	r->next_group = imb_se_parent_group(&next->se);
 	__builtin_memcpy(r->next_comm, next->comm, sizeof(r->next_comm));
 }
 

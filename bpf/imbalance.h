@@ -46,6 +46,13 @@ enum imb_wire_kind {
  */
 #define IMB_AUTOGROUP_MARK	(1ULL << 63)
 
+/*
+ * Task group ids in next_group and parent_id: IMB_WG_ROOT for the root
+ * task group, else imb_tg_id() of the group (kernfs ids of non-root
+ * cgroups are > 1); 0 when the kernel has no group scheduling.
+ */
+#define IMB_WG_ROOT		1ULL
+
 struct imb_wire_hdr {
 	__u64 ts_ns;		/* bpf_ktime_get_ns(), CLOCK_MONOTONIC */
 	__u64 clock_task;	/* rq->clock_task, ns */
@@ -67,6 +74,7 @@ struct imb_w_switch {
 	__u32 synthetic;	/* 1: switch the kernel did not report, seen at sched_exit_tp */
 	__u32 pad2;
 	__u64 next_cgroup;	/* next->cgroups->dfl_cgrp->kn->id */
+	__u64 next_group;	/* next's task group on this CPU (IMB_WG_*), 0 unknown */
 	char prev_comm[IMB_W_COMM_LEN];
 	char next_comm[IMB_W_COMM_LEN];
 };
@@ -134,6 +142,7 @@ struct imb_w_pelt_cfs {
 	__u64 curr_weight;	/* cfs_rq->curr->load.weight (full resolution) */
 	__u32 vflags;		/* IMB_WV_* */
 	__u32 pad;
+	__u64 parent_id;	/* group: its parent task group (IMB_WG_*); root: 0 */
 };
 
 struct imb_w_pelt_se {
@@ -141,6 +150,7 @@ struct imb_w_pelt_se {
 	__u32 pid, tgid;	/* task entity; 0 for a group entity */
 	__u64 cgroup_id;	/* group entity: cgroup id of se->my_q->tg */
 	struct imb_w_avg avg;
+	__u64 parent_id;	/* the task group of se->cfs_rq (IMB_WG_*), 0 unknown */
 };
 
 /* IMB_W_NUMA_MOVE (dst_pid.. = 0), IMB_W_NUMA_SWAP, IMB_W_NUMA_STICK */

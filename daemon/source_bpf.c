@@ -259,6 +259,7 @@ static int record_convert(struct source_bpf *s, const void *data, size_t size)
 		ev->sw.next_tgid = (int32_t)w.next_tgid;
 		ev->sw.next_prio = (int32_t)w.next_prio;
 		ev->sw.next_cgroup = w.next_cgroup;
+		ev->sw.next_group = w.next_group;
 		imb_comm_copy(ev->sw.prev_comm, w.prev_comm, sizeof(w.prev_comm));
 		imb_comm_copy(ev->sw.next_comm, w.next_comm, sizeof(w.next_comm));
 		break;
@@ -323,6 +324,7 @@ static int record_convert(struct source_bpf *s, const void *data, size_t size)
 		ev->pelt_cfs.nr_queued = w.nr_queued;
 		ev->pelt_cfs.h_nr_queued = w.h_nr_queued;
 		ev->pelt_cfs.h_nr_runnable = w.h_nr_runnable;
+		ev->pelt_cfs.parent_id = w.parent_id;
 		avg_copy(ev, &w.avg, true);
 		heap_push_commit(s);
 		if (!w.root || !(s->attached & SOURCE_BPF_EV(IMB_EV_VRUNTIME)))
@@ -358,6 +360,7 @@ static int record_convert(struct source_bpf *s, const void *data, size_t size)
 		ev->pelt_se.pid = (int32_t)w.pid;
 		ev->pelt_se.tgid = (int32_t)w.tgid;
 		ev->pelt_se.cgroup_id = w.cgroup_id;
+		ev->pelt_se.parent_id = w.parent_id;
 		avg_copy(ev, &w.avg, false);
 		break;
 	}

@@ -54,6 +54,34 @@ static void sw(struct model *m, uint64_t ts, int cpu, int prev, uint32_t state, 
 	feed(m, e);
 }
 
+/* A switch whose next task is in task group @group (IMB_TG_* id). */
+static void swg(struct model *m, uint64_t ts, int cpu, int prev, uint32_t state, int next,
+		uint64_t group)
+{
+	struct imb_event e = ev_base(ts, cpu, IMB_EV_SWITCH);
+
+	e.sw.prev_pid = prev;
+	e.sw.prev_prio = 120;
+	e.sw.prev_state = state;
+	e.sw.next_pid = next;
+	e.sw.next_prio = 120;
+	e.sw.next_group = group;
+	feed(m, e);
+}
+
+/* The kernel's pelt_cfs_tp record of group @group's run queue on @cpu. */
+static void group_rec(struct model *m, uint64_t ts, int cpu, uint64_t group, uint64_t util)
+{
+	struct imb_event e = ev_base(ts, cpu, IMB_EV_PELT_CFS);
+
+	e.pelt_cfs.cgroup_id = group;
+	e.pelt_cfs.parent_id = IMB_TG_ROOT;
+	e.pelt_cfs.last_update_time = ts;
+	e.pelt_cfs.util_avg = util;
+	e.pelt_cfs.util_sum = (uint32_t)(util * PELT_MIN_DIVIDER);
+	feed(m, e);
+}
+
 static void runtime(struct model *m, uint64_t ts, int cpu, int pid, uint64_t ns)
 {
 	struct imb_event e = ev_base(ts, cpu, IMB_EV_RUNTIME);
@@ -225,6 +253,192 @@ static void test_missing_idle_switch_is_bounded(void)
 	model_free(m);
 }
 
+#define AG(n) (IMB_TG_AUTOGROUP | (n))
+
+/* Two tasks of one autogroup time-sliced on CPU 0 (switches name the group). */
+static uint64_t share_cpu0_group(struct model *m, uint64_t t0, uint64_t dur, int a, int b,
+				 uint64_t g)
+{
+	uint64_t t = t0;
+	int cur = a, other = b;
+
+	while (t < t0 + dur) {
+		t += 3 * MS;
+		runtime(m, t, 0, cur, 3 * MS);
+		swg(m, t, 0, cur, IMB_STATE_PREEMPTED, other, g);
+		cur ^= other;
+		other ^= cur;
+		cur ^= other;
+	}
+	return t;
+}
+
+static void test_group_two_tasks(void)
+{
+	struct model *m = new_model(2);
+	struct model_task *a, *b;
+	struct model_group *g;
+	struct model_cpu *c;
+	uint64_t t;
+
+	swg(m, 1 * MS, 0, 0, 0, 501, AG(7));	/* 501 runs in autogroup 7 */
+	wakeup(m, 1 * MS + 1000, 502, 0, true);
+	t = share_cpu0_group(m, 1 * MS, 2000 * MS, 501, 502, AG(7));
+	model_advance(m, t);
+	a = model_task_find(m, 501);
+	b = model_task_find(m, 502);
+	g = model_group_find(m, 0, AG(7));
+	c = &m->cpus[0];
+	ok(a && b && g, "the tasks and their group are in the model");
+	if (!a || !b || !g)
+		return;
+	diag("group cfs util=%lu runnable=%lu se util=%lu runnable=%lu load=%lu shares=%lu; "
+	     "root util=%lu runnable=%lu load=%lu; tasks %lu %lu", g->cfs.avg.util_avg,
+	     g->cfs.avg.runnable_avg, g->se.util_avg, g->se.runnable_avg, g->se.load_avg,
+	     g->shares, c->cfs.avg.util_avg, c->cfs.avg.runnable_avg, c->cfs.avg.load_avg,
+	     a->avg.util_avg, b->avg.util_avg);
+	is_u64(a->att_group, AG(7), "a task switched in with a group is attached to it");
+	is_u64(b->q_group, AG(7), "a task first queued at the root moves to its group");
+	is_int((int)g->h_nr_runnable, 2, "the group run queue holds both runnable tasks");
+	ok(a->avg.util_avg >= 480 && a->avg.util_avg <= 545 && b->avg.util_avg >= 480 &&
+	   b->avg.util_avg <= 545, "each task has util ~512 (%lu %lu)", a->avg.util_avg,
+	   b->avg.util_avg);
+	ok(g->cfs.avg.util_avg >= 1000 && g->cfs.avg.util_avg <= 1024,
+	   "the group run queue has util ~1024 (%lu)", g->cfs.avg.util_avg);
+	ok(g->se.util_avg >= 1000 && g->se.util_avg <= 1024,
+	   "the group entity has util ~1024 (%lu)", g->se.util_avg);
+	ok(g->se.runnable_avg >= 2000 && g->se.runnable_avg <= 2060,
+	   "the group entity has runnable ~2048: its weight is h_nr_runnable (%lu)",
+	   g->se.runnable_avg);
+	ok(c->cfs.avg.util_avg >= 1000 && c->cfs.avg.util_avg <= 1024,
+	   "the root has util ~1024 (%lu)", c->cfs.avg.util_avg);
+	ok(c->cfs.avg.runnable_avg >= 2000 && c->cfs.avg.runnable_avg <= 2060,
+	   "the root has runnable ~2048 (%lu)", c->cfs.avg.runnable_avg);
+	ok(c->cfs.avg.load_avg >= 1000 && c->cfs.avg.load_avg <= 1030,
+	   "the root's load is the group's shares, not the tasks' weights (%lu)",
+	   c->cfs.avg.load_avg);
+	model_free(m);
+}
+
+static void test_group_migration_and_removal(void)
+{
+	struct model *m = new_model(2);
+	struct model_group *g0, *g1;
+	uint64_t t, root0;
+
+	/* the kernel's first records seed the group's run queues */
+	group_rec(m, 1 * MS, 0, AG(3), 0);
+	group_rec(m, 1 * MS, 1, AG(3), 0);
+	swg(m, 1 * MS, 0, 0, 0, 601, AG(3));
+	for (t = 1 * MS; t < 501 * MS;) {
+		t += 4 * MS;
+		runtime(m, t, 0, 601, 4 * MS);
+	}
+	/* the balancer moves the running 601 to idle CPU 1 */
+	migrate(m, t + 1000, 1, 601, 0, 1);
+	g0 = model_group_find(m, 0, AG(3));
+	g1 = model_group_find(m, 1, AG(3));
+	ok(g0 && g1, "the group has a run queue on each CPU the task used");
+	if (!g0 || !g1)
+		return;
+	diag("after migration: root0 %lu g0 %lu root1 %lu g1 %lu", m->cpus[0].cfs.avg.util_avg,
+	     g0->cfs.avg.util_avg, m->cpus[1].cfs.avg.util_avg, g1->cfs.avg.util_avg);
+	ok(g0->cfs.avg.util_avg < 30 && m->cpus[0].cfs.avg.util_avg < 30,
+	   "a migration detaches the task from its group and propagates at once (%lu, root %lu)",
+	   g0->cfs.avg.util_avg, m->cpus[0].cfs.avg.util_avg);
+	ok(g1->cfs.avg.util_avg > 950 && g1->se.util_avg > 950 &&
+	   m->cpus[1].cfs.avg.util_avg > 950,
+	   "... and attaches it on the destination, up to the root (%lu %lu %lu)",
+	   g1->cfs.avg.util_avg, g1->se.util_avg, m->cpus[1].cfs.avg.util_avg);
+
+	/* 601 runs on CPU 1, blocks, then wakes on CPU 0: a removal on CPU 1 */
+	for (t += 1000; t < 801 * MS;) {
+		t += 4 * MS;
+		runtime(m, t, 1, 601, 4 * MS);
+	}
+	sw(m, t, 1, 601, 0x1, 0);
+	wakeup(m, t + 2 * MS, 601, 0, false);
+	/* a kernel thread (root group) runs on CPU 1: the root updates, not the group */
+	swg(m, t + 3 * MS, 1, 0, 0, 2, IMB_TG_ROOT);
+	sw(m, t + 4 * MS, 1, 2, 0x1, 0);
+	root0 = m->cpus[1].cfs.avg.util_avg;
+	g1 = model_group_find(m, 1, AG(3));
+	ok(root0 > 900 && g1->cfs.removed_nr == 1,
+	   "a removal waits for the group's next update, root updates do not apply it (%lu)",
+	   root0);
+	group_rec(m, t + 5 * MS, 1, AG(3), 0);	/* update_blocked_averages() */
+	g1 = model_group_find(m, 1, AG(3));
+	ok(g1->cfs.avg.util_avg < 100 && m->cpus[1].cfs.avg.util_avg < 100 &&
+	   m->cpus[1].cfs.avg.util_avg + 800 < root0,
+	   "the kernel's group record applies it and propagates to the root (%lu, root %lu)",
+	   g1->cfs.avg.util_avg, m->cpus[1].cfs.avg.util_avg);
+	model_free(m);
+}
+
+static void test_group_exit(void)
+{
+	struct model *m = new_model(1);
+	struct model_group *g;
+	struct imb_event e;
+	uint64_t t;
+
+	group_rec(m, 1 * MS, 0, AG(9), 0);
+	swg(m, 1 * MS, 0, 0, 0, 701, AG(9));
+	for (t = 1 * MS; t < 601 * MS;) {
+		t += 4 * MS;
+		runtime(m, t, 0, 701, 4 * MS);
+	}
+	e = ev_base(t, 0, IMB_EV_EXIT);
+	e.exit.pid = 701;
+	e.exit.prio = 120;
+	feed(m, e);
+	sw(m, t + 1000, 0, 701, 0x10, 0);
+	g = model_group_find(m, 0, AG(9));
+	ok(g && m->cpus[0].cfs.avg.util_avg > 1000 && g->nr_tasks == 0,
+	   "an exited task leaves its group; the root shows it until the group updates");
+	group_rec(m, t + 3 * MS, 0, AG(9), 0);
+	g = model_group_find(m, 0, AG(9));
+	ok(g->cfs.avg.util_avg < 50 && m->cpus[0].cfs.avg.util_avg < 50,
+	   "its util is removed from the group and the root at the group's update (%lu, %lu)",
+	   g->cfs.avg.util_avg, m->cpus[0].cfs.avg.util_avg);
+	model_free(m);
+}
+
+static void test_group_eviction(void)
+{
+	struct model_opts o;
+	struct model *m;
+	size_t most = 0;
+	uint64_t t = 1 * MS;
+
+	memset(&o, 0, sizeof(o));
+	o.nr_cpus = 1;
+	o.max_groups = 4;
+	m = model_new(&o);
+	/* 12 short-lived sessions, each in its own autogroup, 3 s apart */
+	for (int i = 0; i < 12; i++) {
+		struct imb_event e;
+		int pid = 800 + i;
+
+		swg(m, t, 0, 0, 0, pid, AG(100 + i));
+		runtime(m, t + 20 * MS, 0, pid, 20 * MS);
+		e = ev_base(t + 20 * MS, 0, IMB_EV_EXIT);
+		e.exit.pid = pid;
+		feed(m, e);
+		sw(m, t + 20 * MS, 0, pid, 0x10, 0);
+		if (m->nr_groups > most)
+			most = m->nr_groups;
+		t += 3000 * MS;
+		runtime(m, t, 0, 1, 1);	/* something else runs: the PELT clock moves */
+	}
+	ok(most <= 4, "the group table stays within its bound (%zu)", most);
+	ok(m->groups_evicted >= 8, "empty decayed groups are evicted (%llu)",
+	   (unsigned long long)m->groups_evicted);
+	is_u64(m->groups_overflow, 0, "no placement fell back to the root");
+	ok(model_group_find(m, 0, AG(111)) != NULL, "the newest group is kept");
+	model_free(m);
+}
+
 static void test_fairness_fill(void)
 {
 	uint64_t d[3] = { 1000, 1000, 1000 }, w[3] = { 1024, 1024, 1024 }, f[3];
@@ -249,6 +463,10 @@ int main(void)
 	test_migration_moves_contribution();
 	test_exit_removes_contribution();
 	test_missing_idle_switch_is_bounded();
+	test_group_two_tasks();
+	test_group_migration_and_removal();
+	test_group_exit();
+	test_group_eviction();
 	test_fairness_fill();
 	return tap_done();
 }
