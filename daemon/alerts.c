@@ -281,7 +281,7 @@ static int pending_run(struct alerts *a)
 			waiting++;
 			continue;
 		}
-		if (r < 0)	/* the write failed: there is no file to read */
+		if (r < 0 && r != -ESTALE)	/* the write failed: no file to read */
 			p->al.evidence_file[0] = 0;
 		p->seq = 0;
 		hook_start(a, &p->al);
@@ -369,18 +369,19 @@ static int alert_emit(struct alerts *a, struct imb_window *w, struct cond *c, co
 				"IMBALANCED_VALUE=%g", c->value, "IMBALANCED_THRESHOLD=%g",
 				c->threshold, "IMBALANCED_EVIDENCE_FILE=%s", al.evidence_file, NULL);
 	if (a->cfg.alert_hook[0]) {
+		int r = seq ? flightrec_dump_result(a->fr, seq) : 0;
 		struct pending *slot = NULL;
 
-		for (int i = 0; seq && i < ALERTS_MAX_PENDING && !slot; i++)
+		for (int i = 0; r == 1 && i < ALERTS_MAX_PENDING && !slot; i++)
 			if (!a->pend[i].seq)
 				slot = &a->pend[i];
-		if (seq && flightrec_dump_result(a->fr, seq) == 1 && slot) {
+		if (slot) {
 			slot->seq = seq;	/* started by alerts_poll() once written */
 			slot->al = al;
-		} else if (seq && flightrec_dump_result(a->fr, seq) == 1) {
+		} else if (r == 1) {
 			a->st.hooks_dropped++;	/* too many waiting */
 		} else {
-			if (seq && flightrec_dump_result(a->fr, seq) < 0)
+			if (r < 0 && r != -ESTALE)
 				al.evidence_file[0] = 0;
 			hook_start(a, &al);
 		}

@@ -430,7 +430,7 @@ int64_t flightrec_dump_async(struct flightrec *fr, const char *dir, const char *
 
 int flightrec_dump_result(struct flightrec *fr, int64_t seq)
 {
-	int rc = -ENOENT;
+	int rc = -ESTALE;
 
 	pthread_mutex_lock(&fr->mu);
 	for (size_t i = 0; i < fr->queued; i++)

@@ -72,7 +72,8 @@ int64_t flightrec_dump_async(struct flightrec *fr, const char *dir, const char *
 
 /**
  * flightrec_dump_result - how dump @seq went: 1 still queued or being
- * written, 0 written, -errno failed (-ENOENT: too old to remember)
+ * written, 0 written, -errno failed, -ESTALE: too old to remember (the
+ * last 16 are)
  */
 int flightrec_dump_result(struct flightrec *fr, int64_t seq);
 

@@ -163,7 +163,7 @@ rc=$?
 took=$(( $(date +%s) - start ))
 [ $rc = 0 ] && [ $took -lt 15 ]
 ok $? "a hook that sleeps 60 s is cut at its 1 s limit (run took ${took} s)"
-pgrep -f 'sleep 60' >/dev/null
+pgrep -xf 'sleep 60' >/dev/null
 [ $? != 0 ]
 ok $? "the slow hook was killed"
 

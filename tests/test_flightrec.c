@@ -152,6 +152,7 @@ static void test_dump_cost(void)
 	flightrec_flush(fr);
 	is_int(flightrec_dump_result(fr, s1), 0, "after flush it is written");
 	is_int(flightrec_dump_result(fr, s2), 0, "so is the second");
+	is_int(flightrec_dump_result(fr, s1 + 1000), -ESTALE, "an unknown dump is -ESTALE");
 	ok(check_file(p1, 5000000000 + 1234ull * 10000, &in_order) == NEV && in_order,
 	   "the asynchronous dump has the same events");
 	flightrec_stats_get(fr, &st);

@@ -550,7 +550,7 @@ static long long file_size(const char *p)
 }
 
 /*
- * The size bound: with max_bytes, 12 minutes of windows (about 5 MiB
+ * The size bound: with max_bytes, 12 minutes of windows (3.5 MB of pages
  * unbounded) stay near the bound, the oldest raw rows going first and only
  * once downsampled; a tighter bound then takes the oldest minute rows,
  * STORE_BOUND_MINUTES per commit.  Done on a new database (incremental auto_vacuum: the
