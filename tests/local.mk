@@ -88,7 +88,8 @@ EXTRA_DIST += tests/scenario-gen.py tests/scenario-check.py \
 	tests/scenarios/8on8.scn tests/scenarios/9on8-sync.scn \
 	tests/scenarios/9on8-stagger.scn tests/scenarios/drift.scn \
 	tests/scenarios/numa.scn tests/scenarios/pingpong.scn tests/scenarios/lost.scn \
-	tests/scenarios/wakeups.scn.in
+	tests/scenarios/pinned.scn tests/scenarios/groups.scn tests/scenarios/nice.scn \
+	tests/scenarios/numa-swap.scn tests/scenarios/wakeups.scn.in
 # --- end analyzers ---
 
 # --- text event format tests (owner: text) ---

@@ -167,9 +167,111 @@ def content_pinned(name, d, truth):
        '%s: node0 finding: episode idle-with-waiters time and the NUMA imbalance_pct' % name)
 
 
+def content_9on8_sync(name, d, truth):
+    """The article's case: the finding names the task the balancer always moves."""
+    busy = [t for t in truth['tasks'] if t['busy']]
+    top = max(busy, key=lambda t: t['lb_moves'])
+    total = sum(t['lb_moves'] for t in busy)
+    fair = truth['duration_ns'] * truth['cpus'] / len(busy)   # all always runnable
+    lost = fair - top['cpu_ns']
+    f = [f for f in d['findings'] if f['kind'] == 'same_task_migrated']
+    ev = f[0]['evidence'] if f else {}
+    diag('truth: pid %d moved %d of %d times, %.1f ms lost; reported: %s' %
+         (top['pid'], top['lb_moves'], total, lost / 1e6, f[0]['summary'] if f else 'none'))
+    ok(len(f) == 1 and ev.get('pid') == top['pid'] and
+       f[0]['subject'].startswith('pid %d ' % top['pid']),
+       '%s: same_task_migrated names pid %d, the task the balancer always moves' %
+       (name, top['pid']))
+    ok(ev.get('lb_migrations') == top['lb_moves'] and ev.get('lb_migrations_all') == total,
+       '%s: with its move count %s of %s (truth %d of %d)' %
+       (name, ev.get('lb_migrations'), ev.get('lb_migrations_all'), top['lb_moves'], total))
+    ok(near(ev.get('lost_ns'), lost, 0.01),
+       '%s: and the CPU time it lost, %.1f ms (truth %.1f ms, within 1 %%)' %
+       (name, (ev.get('lost_ns') or 0) / 1e6, lost / 1e6))
+
+
+def content_drift(name, d, truth):
+    f = [f for f in d['findings'] if f['kind'] == 'vruntime_drift']
+    want = truth['behind']
+    ok(f and f[0]['evidence'].get('behind') == want and
+       f[0]['subject'] == 'cpus ' + ','.join(str(c) for c in want),
+       '%s: vruntime_drift names the CPUs that fall behind %s (%s)' %
+       (name, want, f[0]['subject'] if f else 'none'))
+
+
+def content_numa(name, d, truth):
+    moves = truth['numa_moves']
+    onto = {}
+    for pid, src, dst in moves:
+        onto[dst] = onto.get(dst, 0) + 1
+    pid, src, dst = moves[-1]
+    nodes = {f['subject']: f for f in d['findings'] if f['kind'] == 'numa_conflict'}
+    f = nodes.get('node %d' % dst)
+    ok(f and f['evidence']['onto_overloaded'] == onto[dst] and
+       f['evidence']['last_destination']['class'] == 'overloaded' and
+       f['evidence']['last_source']['node'] == src,
+       '%s: numa_conflict names node %d with its %d moves onto it while overloaded, from node %d'
+       % (name, dst, onto[dst], src))
+    t = [f for s, f in nodes.items() if s.startswith('pid %d ' % pid)]
+    ok(t and t[0]['evidence']['last_numa_move'] == [src, dst] and
+       t[0]['evidence']['bounces'] >= len(moves),
+       '%s: and pid %d, bounced between nodes %d and %d (%s bounces, >= %d undone moves)' %
+       (name, pid, src, dst, t[0]['evidence']['bounces'] if t else 'no', len(moves)))
+
+
+def content_numa_swap(name, d, truth):
+    f = [f for f in d['findings'] if f['kind'] == 'numa_conflict' and f['subject'] == 'node 0']
+    ev = f[0]['evidence'] if f else {}
+    ok(ev.get('numa_swaps') == 4 and ev.get('numa_moves') == 0 and ev.get('onto_overloaded') == 4,
+       '%s: each of the 4 swaps put a task onto the overloaded node 0 (%s)' %
+       (name, ev.get('onto_overloaded')))
+    ok(ev.get('numa_sticks') == 3, '%s: the 3 sched_stick_numa are counted' % name)
+
+
+def content_nice(name, d, truth):
+    by = {t['comm']: t for t in d['tasks']}
+    hi, lo = by.get('hi0'), by.get('lo0')
+    want = 3121 / (3121 + 1024)
+    ok(hi and lo and near(hi['fair_share'], want, 0.01) and near(lo['fair_share'], 1 - want, 0.01),
+       '%s: fair share by weight: nice -5 %.3f, nice 0 %.3f (kernel weights: %.3f, %.3f)' %
+       (name, hi['fair_share'] if hi else 0, lo['fair_share'] if lo else 0, want, 1 - want))
+
+
+def content_groups(name, d, truth):
+    ok(not [f for f in d['findings'] if f['kind'] == 'unfairness'],
+       '%s: by process (one task each) no unfairness finding' % name)
+
+
 CONTENT = {
     'pinned': content_pinned,
+    '9on8-sync': content_9on8_sync,
+    'drift': content_drift,
+    'numa': content_numa,
+    'numa-swap': content_numa_swap,
+    'nice': content_nice,
+    'groups': content_groups,
 }
+
+
+def group_by(exe, tmp):
+    """--group-by comm and cgroup on the groups scenario: one job of three tasks."""
+    ev, truth, topo = generate(os.path.join(SCN, 'groups.scn'), tmp, 'groups-by')
+    for kind, key, tk in (('comm', 'comm:worker', 'unfairness_comm'),
+                          ('cgroup', 'cgroup:7', 'unfairness_cgroup')):
+        if not exe:
+            ok(True, 'group-by %s # SKIP imbalanced analyze not built' % kind)
+            continue
+        r = subprocess.run([exe, 'analyze', '--json', '-q', '--group-by', kind, ev],
+                           capture_output=True, text=True)
+        d = json.loads(r.stdout)
+        j = [j for j in d['jobs'] if j['key'] == key]
+        u = list(truth[tk].values())[0]
+        ok(j and j[0]['kind'] == kind and j[0]['tasks'] == 3 and abs(j[0]['unfairness'] - u) <= 0.02,
+           'groups --group-by %s: job %s of 3 tasks, unfairness %s vs truth %.4f' %
+           (kind, key, '%.4f' % j[0]['unfairness'] if j else 'none', u))
+        ok(any(f['kind'] == 'unfairness' and f['subject'] == 'job %s (whole run)' % key
+               for f in d['findings']),
+           'groups --group-by %s: the unfairness finding names job %s' % (kind, key))
 
 
 def wakeups(exe, tmp, quick):
@@ -209,8 +311,22 @@ def wakeups(exe, tmp, quick):
        (ratio['sync', ns[0]], ns[0], ratio['sync', ns[-1]], ns[-1]))
 
 
+def fail_on(exe):
+    """analyze --fail-on: exit 1 at or above the severity, 0 below, 2 for a bad one."""
+    cases = [('hogs3on2', 'warning', 1), ('hogs2on2', 'info', 0), ('hogs2on2', 'fatal', 2)]
+    for name, sev, want in cases:
+        if not exe:
+            ok(True, 'fail-on %s # SKIP imbalanced analyze not built' % sev)
+            continue
+        r = subprocess.run([exe, 'analyze', '-q', '--fail-on', sev,
+                            os.path.join(FIX, name + '.dat')], capture_output=True, text=True)
+        ok(r.returncode == want and (want != 2 or ('fail-on' in r.stderr and not r.stdout)),
+           '%s --fail-on %s: exit %d (want %d)%s' %
+           (name, sev, r.returncode, want, ': ' + r.stderr.strip() if want == 2 else ''))
+
+
 def fixtures(exe):
-    cases = [('hogs3on2', ['overload'], ['vruntime_drift', 'unfairness'], None),
+    cases = [('hogs3on2', ['overload'], ['vruntime_drift'], None),
              ('hogs2on2', [], [], None)]
     for name, expect, allow, todo in cases:
         dat = os.path.join(FIX, name + '.dat')
@@ -225,9 +341,15 @@ def fixtures(exe):
             ok(False, '%s: analyze: %s' % (name, e))
             continue
         u = truth['unfairness']
-        exp = list(expect) + (['unfairness'] if u > 0.10 else [])
-        kinds = check_kinds(name, d, exp, allow, todo)
         got = job_unfairness(d, truth['pid'])
+        # unfairness is expected exactly when the measured one is above the threshold
+        exp = list(expect) + (['unfairness'] if got is not None and got > 0.10 else [])
+        kinds = check_kinds(name, d, exp, allow, todo)
+        uf = [f for f in d['findings'] if f['kind'] == 'unfairness']
+        ok(all(f['value'] > f['threshold'] == 0.10 for f in uf) and
+           (not uf or any(abs(f['value'] - got) < 1e-6 for f in uf)),
+           '%s: unfairness findings only above the 10 %% threshold, at the measured %.4f' %
+           (name, got or 0))
         ok(got is not None and abs(got - u) <= 0.02,
            '%s: unfairness %s vs truth %.4f (within 2 points)' %
            (name, 'none' if got is None else '%.4f' % got, u))
@@ -248,7 +370,9 @@ def main(argv):
             if fname.endswith('.scn'):
                 scenario(exe, tmp, fname)
         wakeups(exe, tmp, quick)
+        group_by(exe, tmp)
         fixtures(exe)
+        fail_on(exe)
     print('1..%d' % n_test)
     if rep:
         with open(rep, 'w') as f:

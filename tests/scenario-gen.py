@@ -16,9 +16,10 @@ Usage: scenario-gen.py SCENARIO.scn [--topology FILE] [--truth FILE]
 
 --duration-ms overrides the scenario's duration (benchmarks: big traces);
 --topology writes the `cpu N node M` file for `analyze --topology`;
---truth writes JSON: every task's CPU time and, per process with two or
-more always-runnable tasks, unfairness = 1 - min/max of their CPU time;
-also the scenario's expect/allow lines.
+--truth writes JSON: every task's CPU time and balancer moves, per
+process (and per comm, per cgroup) with two or more always-runnable tasks
+unfairness = 1 - min/max of their CPU time, the CPUs whose tasks fall
+behind when nothing moves, the NUMA moves; also the expect/allow lines.
 
 Scenario lines (# comments):
   cpus N
@@ -26,10 +27,12 @@ Scenario lines (# comments):
   duration_ms MS
   slice_ms MS                     time slice when tasks share a CPU (3)
   tick_ms MS                      tick: sched_stat_runtime of the running task (4)
-  task NAME count=N [tgid=G] [nice=N] [cpus=LIST]
+  task NAME count=N [tgid=G|each] [nice=N] [cpus=LIST] [comm=C] [cgroup=ID]
        [period_ms=P run_ms=R phase=sync|stagger]
                                   busy unless period_ms is given; N tasks
-                                  NAME0..NAME{N-1}, placed round robin on LIST
+                                  NAME0..NAME{N-1}, placed round robin on LIST;
+                                  tgid=each: a process per task; comm: all
+                                  named C; cgroup: the id sched_switch gives
   balance mode=sync|stagger interval_ms=MS [start_ms=MS] [dest=next|pingpong]
                                   every interval, the busiest CPU's waiting task
                                   is pulled by another CPU (sync: on the
@@ -38,6 +41,10 @@ Scenario lines (# comments):
   numa at_ms=MS task=NAME to=NODE [undo_ms=MS]
                                   a NUMA move (stopper), and if undo_ms, a
                                   balancer pull back that much later
+  numa_swap at_ms=MS task=A with=B
+                                  sched_swap_numa: A and B trade places (stopper)
+  numa_stick at_ms=MS task=NAME to=NODE
+                                  sched_stick_numa: a NUMA move that failed
   lost at_ms=MS count=N [cpu=C]   the source reports N lost events
   expect KIND...                  findings this scenario must produce
   allow KIND...                   findings it may produce
@@ -83,6 +90,9 @@ class Task:
         self.run_ns = 0             # truth: CPU time
         self.acct_ns = 0            # last runtime accounting instant
         self.slice_start = 0
+        self.comm = name
+        self.cgroup = 0
+        self.lb_moves = 0           # truth: balancer moves (pull / active)
 
     @property
     def prio(self):
@@ -131,7 +141,7 @@ class Sim:
             return 0, 'swapper/%d' % cpu, 120
         if p == 'stopper':
             return STOPPER_PID + cpu, 'migration/%d' % cpu, 0
-        return p.pid, p.name, p.prio
+        return p.pid, p.comm, p.prio
 
     def switch(self, cpu, nxt, prev_state):
         prev = self.curr[cpu]
@@ -144,6 +154,8 @@ class Sim:
             f['prev_tgid'] = prev.tgid
         if isinstance(nxt, Task):
             f['next_tgid'] = nxt.tgid
+            if nxt.cgroup:
+                f['next_cgroup'] = nxt.cgroup
         self.emit('switch', cpu, **f)
         self.curr[cpu] = nxt
         if isinstance(nxt, Task):
@@ -168,9 +180,9 @@ class Sim:
     def wake(self, p):
         cpu = p.cpu
         self.emit('waking', cpu, pid=p.pid, tgid=p.tgid, prio=p.prio, target_cpu=cpu,
-                  comm=p.name)
+                  comm=p.comm)
         self.emit('wakeup', cpu, pid=p.pid, tgid=p.tgid, prio=p.prio, target_cpu=cpu,
-                  comm=p.name)
+                  comm=p.comm)
         p.state = 'R'
         p.left_ns = p.burst_ns
         self.enqueue(p, cpu)
@@ -185,7 +197,7 @@ class Sim:
         if how == 'pull':
             self.queue[src].remove(p)
             self.emit('migrate', dest, pid=p.pid, prio=p.prio, orig_cpu=src, dest_cpu=dest,
-                      comm=p.name)
+                      comm=p.comm)
             self.enqueue(p, dest)
             return
         if how == 'affinity':
@@ -196,7 +208,7 @@ class Sim:
                 # from a third CPU (the task calling sched_setaffinity)
                 other = next((c for c in range(self.ncpu) if c not in (src, dest)), src)
                 self.emit('migrate', other, pid=p.pid, prio=p.prio, orig_cpu=src,
-                          dest_cpu=dest, comm=p.name)
+                          dest_cpu=dest, comm=p.comm)
                 self.enqueue(p, dest)
                 return
         # active balance / NUMA move: the stopper of the source CPU pushes it
@@ -210,7 +222,7 @@ class Sim:
                 self.queue[src].insert(0, prev)
             self.switch(src, 'stopper', 'R+' if prev is not None else 'R')
         self.emit('migrate', src, pid=p.pid, prio=p.prio, orig_cpu=src, dest_cpu=dest,
-                  comm=p.name)
+                  comm=p.comm)
         self.pick(src, 'S')
         self.enqueue(p, dest)
 
@@ -225,6 +237,20 @@ class Sim:
         if undo_ns:
             self.pending.append((self.t + undo_ns, 'pullback', p, src))
 
+    def numa_swap(self, a, b):
+        ca, cb = a.cpu, b.cpu
+        self.emit('numa_swap', ca, src_pid=a.pid, src_tgid=a.tgid, src_ngid=0, src_cpu=ca,
+                  src_nid=self.sc['node_of'][ca], dst_pid=b.pid, dst_tgid=b.tgid, dst_ngid=0,
+                  dst_cpu=cb, dst_nid=self.sc['node_of'][cb])
+        self.migrate(a, cb, 'active')
+        self.migrate(b, ca, 'active')
+
+    def numa_stick(self, p, node):
+        cpus = self.sc['nodes'][node]
+        self.emit('numa_stick', p.cpu, src_pid=p.pid, src_tgid=p.tgid, src_ngid=0,
+                  src_cpu=p.cpu, src_nid=self.sc['node_of'][p.cpu], dst_pid=0, dst_tgid=0,
+                  dst_ngid=0, dst_cpu=cpus[0], dst_nid=node)
+
     def balance(self, k, mode, dest_mode):
         busiest = max(range(self.ncpu), key=lambda c: (self.nr(c), -c))
         if self.nr(busiest) < 2 or not self.queue[busiest]:
@@ -238,6 +264,7 @@ class Sim:
         else:
             dest = cands[k % len(cands)]
         p.last_from = busiest
+        p.lb_moves += 1
         self.migrate(p, dest, 'pull')
 
     # --- main loop ---
@@ -248,6 +275,7 @@ class Sim:
         for p in self.tasks:
             p.last_from = None
         self.pending = list(sc['actions'])
+        self.numa_log = []
         bal = sc.get('balance')
         bal_k, next_bal = 0, None
         if bal:
@@ -260,7 +288,7 @@ class Sim:
         for p in self.tasks:
             if p.busy:
                 self.emit('wakeup_new', p.cpu, pid=p.pid, tgid=p.tgid, prio=p.prio,
-                          target_cpu=p.cpu, comm=p.name)
+                          target_cpu=p.cpu, comm=p.comm)
                 self.enqueue(p, p.cpu)
         self.t = STEP_NS
         while self.t < dur:
@@ -276,7 +304,12 @@ class Sim:
                 elif a[1] == 'lost':
                     self.emit('lost', a[2], count=a[3])
                 elif a[1] == 'numa':
+                    self.numa_log.append((a[2].pid, self.sc['node_of'][a[2].cpu], a[3]))
                     self.numa_move(a[2], a[3], a[4])
+                elif a[1] == 'numa_swap':
+                    self.numa_swap(a[2], a[3])
+                elif a[1] == 'numa_stick':
+                    self.numa_stick(a[2], a[3])
                 elif a[1] == 'pullback':
                     p, dest = a[2], a[3]
                     self.migrate(p, dest, 'active' if self.curr[p.cpu] is p else 'pull')
@@ -337,7 +370,7 @@ def parse(path):
                                          interval_ns=int(float(d['interval_ms']) * 1e6),
                                          start_ns=int(float(d.get('start_ms', 100)) * 1e6),
                                          dest=d.get('dest', 'next'))
-                elif w in ('migrate', 'numa', 'lost'):
+                elif w in ('migrate', 'numa', 'lost', 'numa_swap', 'numa_stick'):
                     sc['actions'].append((w, kv(rest)))
                 elif w in ('expect', 'allow'):
                     sc[w].extend(rest)
@@ -352,7 +385,8 @@ def parse(path):
     byname = {}
     for name, d in specs:
         n = int(d.get('count', 1))
-        tgid = int(d.get('tgid', pid))
+        each = d.get('tgid') == 'each'
+        tgid = int(d.get('tgid', pid)) if not each else 0
         cpus = cpu_list(d['cpus']) if 'cpus' in d else list(range(sc['cpus']))
         period = int(float(d.get('period_ms', 0)) * 1e6)
         run = int(float(d.get('run_ms', 0)) * 1e6)
@@ -363,8 +397,10 @@ def parse(path):
                 ph = STEP_NS
             else:
                 ph = STEP_NS + (i * period // n) // STEP_NS * STEP_NS if period else 0
-            t = Task(pid, tgid, '%s%d' % (name, i), int(d.get('nice', 0)),
+            t = Task(pid, pid if each else tgid, '%s%d' % (name, i), int(d.get('nice', 0)),
                      cpus[i % len(cpus)], period, run, ph)
+            t.comm = d.get('comm', t.name)
+            t.cgroup = int(d.get('cgroup', 0))
             sc['tasks'].append(t)
             byname[t.name] = t
         pid += 10
@@ -377,6 +413,10 @@ def parse(path):
         p = byname[d['task']]
         if w == 'migrate':
             acts.append((at, 'migrate', p, int(d['to']), d.get('how', 'pull')))
+        elif w == 'numa_swap':
+            acts.append((at, 'numa_swap', p, byname[d['with']], None))
+        elif w == 'numa_stick':
+            acts.append((at, 'numa_stick', p, int(d['to']), None))
         else:
             acts.append((at, 'numa', p, int(d['to']), int(float(d.get('undo_ms', 0)) * 1e6)))
     sc['actions'] = acts
@@ -409,15 +449,29 @@ def main(argv):
             for c in range(sc['cpus']):
                 f.write('cpu %d node %d\n' % (c, sc['node_of'].get(c, 0)))
     if truth:
-        jobs = {}
-        for p in sc['tasks']:
-            if p.busy:
-                jobs.setdefault(p.tgid, []).append(p.run_ns)
-        unf = {str(g): 1 - min(v) / max(v) for g, v in jobs.items() if len(v) >= 2 and max(v)}
+        def unfair(key):
+            jobs = {}
+            for p in sc['tasks']:
+                if p.busy:
+                    jobs.setdefault(key(p), []).append(p.run_ns)
+            return {str(g): 1 - min(v) / max(v) for g, v in jobs.items()
+                    if len(v) >= 2 and max(v)}
+        behind = None
+        if not sc.get('balance') and not sc['actions']:
+            # nothing moves: a CPU with more busy tasks than the least loaded one falls behind
+            n = [sum(1 for p in sc['tasks'] if p.busy and p.cpu == c) for c in range(sc['cpus'])]
+            busy = [c for c in range(sc['cpus']) if n[c]]
+            behind = [c for c in busy if n[c] > min(n[b] for b in busy)]
         with open(truth, 'w') as f:
-            json.dump(dict(tasks=[dict(pid=p.pid, tgid=p.tgid, comm=p.name, cpu_ns=p.run_ns)
+            json.dump(dict(tasks=[dict(pid=p.pid, tgid=p.tgid, comm=p.comm, nice=p.nice,
+                                       cpu_ns=p.run_ns, busy=p.busy, lb_moves=p.lb_moves)
                                   for p in sc['tasks']],
-                           unfairness=unf, expect=sc['expect'], allow=sc['allow']), f)
+                           duration_ns=sc['duration_ns'], cpus=sc['cpus'],
+                           unfairness=unfair(lambda p: p.tgid),
+                           unfairness_comm=unfair(lambda p: p.comm),
+                           unfairness_cgroup=unfair(lambda p: p.cgroup),
+                           behind=behind, numa_moves=sim.numa_log,
+                           expect=sc['expect'], allow=sc['allow']), f)
             f.write('\n')
 
 

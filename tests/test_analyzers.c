@@ -366,8 +366,38 @@ static void test_migration(void)
 		ev_migrate(p, t, to, 401, where, to);
 		where = to;
 	}
+	/* active balance: the stopper migration/0 pushes the running 400 to CPU 1 */
+	t += MS;
+	{
+		struct imb_event ev = { .ts_ns = t, .cpu = 0, .kind = IMB_EV_SWITCH };
+
+		ev.sw.prev_pid = 400;
+		ev.sw.prev_tgid = 400;
+		ev.sw.prev_prio = 120;
+		ev.sw.prev_state = IMB_STATE_PREEMPTED;
+		ev.sw.next_pid = 10000;
+		snprintf(ev.sw.next_comm, IMB_COMM_LEN, "migration/0");
+		feed(p, &ev);
+	}
+	ev_migrate(p, t, 0, 400, 0, 1);
+	ev_switch(p, t, 0, 10000, 1, 401, 400);
+	/* NUMA balancing moves the queued 402 (sched_move_numa, then its migrate) */
+	t += MS;
+	{
+		struct imb_event ev = { .ts_ns = t, .cpu = 0, .kind = IMB_EV_NUMA_MOVE };
+
+		ev.numa.src_pid = 402;
+		ev.numa.src_cpu = 0;
+		ev.numa.dst_cpu = 1;
+		ev.numa.dst_nid = 1;
+		feed(p, &ev);
+	}
+	ev_migrate(p, t, 0, 402, 0, 1);
+	/* an affinity change: the queued 402 moved by CPU 1, the CPU it leaves */
+	t += MS;
+	ev_migrate(p, t, 1, 402, 1, 0);
 	t += 30 * MS;
-	ev_runtime(p, t, 0, 400, 30 * MS);
+	ev_runtime(p, t, 0, 401, 30 * MS);
 	s = pipeline_finish(p);
 	f = find_kind(s, "same_task_migrated", NULL, &n);
 	is_int(n, 1, "one same_task_migrated finding");
@@ -376,6 +406,11 @@ static void test_migration(void)
 	   "its 12 moves are balancer pulls");
 	ok(f && strstr(f->evidence, "\"all_causes\":{\"wakeup\":1,\"lb_pull\":12"),
 	   "the wake-up placement of pid 402 is told apart");
+	ok(f && strstr(f->evidence, "\"all_causes\":{\"wakeup\":1,\"lb_pull\":12,\"active\":1,"
+		       "\"numa\":1,\"affinity\":1}"),
+	   "active balance (stopper), NUMA and affinity moves each get their cause");
+	ok(f && strstr(f->evidence, "\"lb_migrations_all\":13"),
+	   "the active-balance push counts as a balancer move, the NUMA and affinity ones do not");
 	f = find_kind(s, "migration_pingpong", "pid 401 (t401)", &n);
 	ok(f && f->value == 11, "ping-pong: 11 returns within 100 ms (%g)", f ? f->value : -1);
 	imb_window_free(s);
