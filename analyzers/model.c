@@ -1810,9 +1810,36 @@ void model_window_reset(struct model *m, uint64_t now_ns)
 	m->win_events = m->win_lost = 0;
 }
 
+/* Drop every empty group whose averages have decayed (window ends). */
+static int group_evict_idle(struct model *m)
+{
+	size_t n = m->nr_groups;
+
+	while (group_evict_one(m, NULL) == 0)
+		;
+	if (m->nr_groups == n)
+		return 0;
+	if (m->cap_groups > 16 && m->nr_groups * 4 < m->cap_groups) {
+		size_t cap = m->cap_groups;
+		struct model_group *ng;
+
+		while (cap > 16 && m->nr_groups * 4 < cap)
+			cap /= 2;
+		ng = realloc(m->groups, cap * sizeof(*ng));
+		if (ng) {
+			m->groups = ng;
+			m->cap_groups = cap;
+		}
+	}
+	return 0;
+}
+
 int model_evict_dead(struct model *m, uint64_t before_ns)
 {
 	size_t n = 0, cap;
+
+	if (m->nr_groups && group_evict_idle(m))
+		return -ENOMEM;
 
 	for (size_t i = 0; i < m->nr_tasks; i++) {
 		struct model_task *t = &m->tasks[i];

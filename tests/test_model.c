@@ -436,6 +436,8 @@ static void test_group_eviction(void)
 	   (unsigned long long)m->groups_evicted);
 	is_u64(m->groups_overflow, 0, "no placement fell back to the root");
 	ok(model_group_find(m, 0, AG(111)) != NULL, "the newest group is kept");
+	is_int(model_evict_dead(m, t), 0, "window-end eviction succeeds");
+	is_u64(m->nr_groups, 0, "... and drops every empty group whose averages decayed");
 	model_free(m);
 }
 
