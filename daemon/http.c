@@ -48,6 +48,11 @@ struct http_server {
 	int port;
 	uint64_t started_ns;		/* CLOCK_REALTIME */
 	char **asset_etags;
+	/* live /metrics: the window-derived text, formatted once per window */
+	pthread_mutex_t metrics_lock;
+	uint64_t metrics_seq;		/* window seq of metrics_text, 0 none */
+	char *metrics_text;
+	size_t metrics_len;
 };
 
 struct req {
@@ -791,23 +796,56 @@ static enum MHD_Result http_route_metrics(struct http_server *h, struct MHD_Conn
 	struct metrics_finding_count *counts = NULL;
 	struct snapshot_status st;
 	struct view v = { 0 };
+	uint64_t db;
 	size_t len;
 	char *body;
 	int rc;
 
 	if (!metrics_process_read(&proc))
 		in.proc = &proc;
-	db_size(h->be->db_path, &in.db_size_bytes);
+	db_size(h->be->db_path, &db);
 	if (h->be->snap) {
-		snapshot_status_get(h->be->snap, &st);
-		if (!view_get(h, &v))
+		/*
+		 * Everything but the process figures and the store size changes
+		 * only when a window is published: format it once per window
+		 * (floats and a hundred job labels cost 5x the /api/v1/cpus work).
+		 */
+		const struct metrics_process *pp = in.proc;
+		uint64_t seq;
+
+		view_get(h, &v);	/* -ENOENT before the first window */
+		seq = v.sw ? v.sw->seq : 0;
+		rc = 0;
+		pthread_mutex_lock(&h->metrics_lock);
+		if (!h->metrics_text || !seq || h->metrics_seq != seq) {
+			char *text;
+
+			snapshot_status_get(h->be->snap, &st);	/* at or after the window */
 			in.w = v.w;
-		in.pelt = &st.pelt;
-		in.events_total = st.events_total;
-		in.lost_events_total = st.lost_events_total;
-		in.windows_total = st.windows;
-		in.findings = st.counts;
-		in.nr_findings = st.nr_counts;
+			in.proc = NULL;	/* added per request below */
+			in.pelt = &st.pelt;
+			in.events_total = st.events_total;
+			in.lost_events_total = st.lost_events_total;
+			in.windows_total = st.windows;
+			in.findings = st.counts;
+			in.nr_findings = st.nr_counts;
+			rc = metrics_format(&in, &text, &len);
+			if (!rc) {
+				free(h->metrics_text);
+				h->metrics_text = text;
+				h->metrics_len = len;
+				h->metrics_seq = seq;
+			}
+		}
+		if (!rc)
+			rc = metrics_format_dynamic(h->metrics_text, h->metrics_len, pp, db, &body,
+						    &len);
+		pthread_mutex_unlock(&h->metrics_lock);
+		view_put(&v);
+		if (rc)
+			return http_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+		return http_send(c, MHD_HTTP_OK, body, len,
+				 "text/plain; version=0.0.4; charset=utf-8", NULL, "no-store");
 	} else {
 		struct store_reader *r = http_reader(h);
 		struct store_status ss;
@@ -843,6 +881,7 @@ static enum MHD_Result http_route_metrics(struct http_server *h, struct MHD_Conn
 		free(fs);
 		in.findings = counts;
 		in.nr_findings = counts ? nc : 0;
+		in.db_size_bytes = db;
 	}
 	rc = metrics_format(&in, &body, &len);
 	view_put(&v);
@@ -1328,6 +1367,7 @@ struct http_server *http_start(const struct http_opts *opts, struct http_backend
 		h->o.keepalive_ms = 10000;
 	h->be = backend;
 	h->started_ns = now_realtime_ns();
+	pthread_mutex_init(&h->metrics_lock, NULL);
 
 	rc = http_parse_listen(h->o.listen, &ss, &loopback);
 	if (rc) {
@@ -1409,6 +1449,7 @@ fail:
 		for (size_t i = 0; i < web_nr_assets; i++)
 			free(h->asset_etags[i]);
 	free(h->asset_etags);
+	pthread_mutex_destroy(&h->metrics_lock);
 	free(h);
 	errno = -rc;
 	return NULL;
@@ -1426,6 +1467,8 @@ void http_stop(struct http_server *h)
 	for (size_t i = 0; i < web_nr_assets; i++)
 		free(h->asset_etags[i]);
 	free(h->asset_etags);
+	free(h->metrics_text);
+	pthread_mutex_destroy(&h->metrics_lock);
 	free(h);
 }
 

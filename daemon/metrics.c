@@ -168,6 +168,29 @@ static void cpu_gauge(struct mbuf *b, const struct imb_window *w, const char *na
 	}
 }
 
+/* what changes between windows: the store's size and the process figures */
+static void dynamic_part(struct mbuf *b, const struct metrics_process *proc, uint64_t db_size)
+{
+	if (db_size) {
+		family(b, "imbalanced_store_size_bytes", "gauge", "Size of the SQLite store with its WAL.");
+		mb_printf(b, "imbalanced_store_size_bytes %llu\n",
+			  (unsigned long long)db_size);
+	}
+	if (proc) {
+		family(b, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
+		mb_printf(b, "process_resident_memory_bytes %llu\n",
+			  (unsigned long long)proc->rss_bytes);
+		family(b, "process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.");
+		mb_printf(b, "process_cpu_seconds_total");
+		mb_value(b, proc->cpu_seconds);
+		family(b, "process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.");
+		mb_printf(b, "process_start_time_seconds");
+		mb_value(b, proc->start_time_seconds);
+		family(b, "process_open_fds", "gauge", "Number of open file descriptors.");
+		mb_printf(b, "process_open_fds %llu\n", (unsigned long long)proc->open_fds);
+	}
+}
+
 int metrics_format(const struct metrics_input *in, char **out, size_t *len)
 {
 	const struct imb_window *w = in->w;
@@ -241,24 +264,30 @@ int metrics_format(const struct metrics_input *in, char **out, size_t *len)
 		  (unsigned long long)in->lost_events_total);
 	family(&b, "imbalanced_windows_total", "counter", "Analysis windows closed.");
 	mb_printf(&b, "imbalanced_windows_total %llu\n", (unsigned long long)in->windows_total);
-	if (in->db_size_bytes) {
-		family(&b, "imbalanced_store_size_bytes", "gauge", "Size of the SQLite store with its WAL.");
-		mb_printf(&b, "imbalanced_store_size_bytes %llu\n",
-			  (unsigned long long)in->db_size_bytes);
+	dynamic_part(&b, in->proc, in->db_size_bytes);
+	if (b.err) {
+		free(b.p);
+		return b.err;
 	}
-	if (in->proc) {
-		family(&b, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
-		mb_printf(&b, "process_resident_memory_bytes %llu\n",
-			  (unsigned long long)in->proc->rss_bytes);
-		family(&b, "process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.");
-		mb_printf(&b, "process_cpu_seconds_total");
-		mb_value(&b, in->proc->cpu_seconds);
-		family(&b, "process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.");
-		mb_printf(&b, "process_start_time_seconds");
-		mb_value(&b, in->proc->start_time_seconds);
-		family(&b, "process_open_fds", "gauge", "Number of open file descriptors.");
-		mb_printf(&b, "process_open_fds %llu\n", (unsigned long long)in->proc->open_fds);
-	}
+	*out = b.p;
+	*len = b.len;
+	return 0;
+}
+
+int metrics_format_dynamic(const char *prefix, size_t prefix_len,
+			   const struct metrics_process *proc, uint64_t db_size_bytes,
+			   char **out, size_t *len)
+{
+	struct mbuf b = { 0 };
+
+	b.cap = prefix_len + 2048;
+	b.p = malloc(b.cap);
+	if (!b.p)
+		return -ENOMEM;
+	memcpy(b.p, prefix, prefix_len);
+	b.len = prefix_len;
+	b.p[b.len] = '\0';
+	dynamic_part(&b, proc, db_size_bytes);
 	if (b.err) {
 		free(b.p);
 		return b.err;

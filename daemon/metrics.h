@@ -73,6 +73,17 @@ struct metrics_input {
  */
 int metrics_format(const struct metrics_input *in, char **out, size_t *len);
 
+/**
+ * metrics_format_dynamic - @prefix (the text of metrics_format() with no
+ * process figures and no store size, e.g. cached for a window) followed by
+ * the families that change between windows: the store size and process_*
+ * @out: receives a NUL-terminated buffer the caller frees with free()
+ * Returns 0 or -ENOMEM.
+ */
+int metrics_format_dynamic(const char *prefix, size_t prefix_len,
+			   const struct metrics_process *proc, uint64_t db_size_bytes,
+			   char **out, size_t *len);
+
 /** metrics_process_read - figures of this process from /proc; 0 or -errno */
 int metrics_process_read(struct metrics_process *p);
 

@@ -164,8 +164,10 @@ if [ $live_ok = 1 ]; then
 	check "cpus: one row per CPU (0..$((ncpu - 1))) with the analyze --json fields and the kernel's values" \
 		jq -e --argjson n "$ncpu" '[.cpus[].cpu] == [range($n)] and all(.cpus[]; has("util_avg") and has("runnable_avg") and has("load_avg") and has("overloaded_fraction") and has("group_type") and has("nr_running") and (.kernel_util_avg | type) == "number") and .t_end_ns > .t_start_ns' "$TMPD/body"
 	curl -s "$B/api/v1/tasks?top=10000" >"$TMPD/tasks"
-	check "tasks: the three hogs of the load are in the latest window, with CPU time" \
-		jq -e '[.tasks[] | select(.comm | test("^hog[0-2]$")) | select(.run_ns > 0) | .comm] | unique == ["hog0", "hog1", "hog2"]' "$TMPD/tasks"
+	jq -e --argjson p "$hpid" '[.tasks[] | select(.tgid == $p and .run_ns > 0) | .comm] | unique == ["hog0", "hog1", "hog2"]' "$TMPD/tasks" >/dev/null
+	rc=$?
+	ok $rc "tasks: the three busy threads of the load (pid $hpid) are in the latest window, with CPU time"
+	[ $rc -eq 0 ] || jq -c --argjson p "$hpid" '[.total, [.tasks[] | select(.tgid == $p)]]' "$TMPD/tasks" | sed 's/^/# /'
 	check "tasks: fields of analyze --json" \
 		jq -e '.total >= 3 and all(.tasks[]; has("pid") and has("tgid") and has("comm") and has("run_ns") and has("wait_ns") and has("migrations") and has("share") and has("fair_share") and has("util_avg") and has("runnable_avg") and has("load_avg"))' "$TMPD/tasks"
 	curl -s "$B/api/v1/tasks?top=5&sort=wait_ns" >"$TMPD/tw"
@@ -190,7 +192,7 @@ if [ $live_ok = 1 ]; then
 	check "timeseries since/until select exactly the windows between" \
 		sh -c "curl -s '$B/api/v1/timeseries?metric=runnable_avg&cpu=0&since=$t1&until=$t2' | jq -e '[.series[0].points[][0]] == [$t1, $t2]'"
 	check "timeseries metric=events: one total series" \
-		sh -c "curl -s '$B/api/v1/timeseries?metric=events' | jq -e '(.series | length) == 1 and .series[0].name == \"total\" and all(.series[0].points[]; .[1] > 0)'"
+		sh -c "curl -s '$B/api/v1/timeseries?metric=events' | jq -e '(.series | length) == 1 and .series[0].name == \"total\" and ([.series[0].points[][1]] | add > 0 and min >= 0)'"
 	check "timeseries metric=unfairness&job=process:$hpid: the hogs' job" \
 		sh -c "curl -s '$B/api/v1/timeseries?metric=unfairness&job=process:$hpid' | jq -e '(.series | length) == 1 and .series[0].job == \"process:$hpid\" and (.series[0].points | length) >= 2'"
 
@@ -232,7 +234,7 @@ if [ $live_ok = 1 ]; then
 	curl -s -N --max-time 2.2 "$B/api/v1/stream" >"$TMPD/sse" 2>/dev/null
 	check "stream: at least 3 window events in 2.2 s (500 ms windows)" test "$(grep -c '^event: window' "$TMPD/sse")" -ge 3
 	check "stream: window data is JSON with $ncpu CPUs" \
-		sh -c "grep '^data: {\"seq\"' $TMPD/sse | head -1 | cut -c7- | jq -e --argjson n $ncpu '(.cpus | length) == \$n and .events > 0'"
+		sh -c "grep '^data: {\"seq\"' $TMPD/sse | head -1 | cut -c7- | jq -e --argjson n $ncpu '(.cpus | length) == \$n and (.events | type) == \"number\" and .seq > 0'"
 	check "/ serves the dashboard; its script and dygraphs load" \
 		sh -c "curl -s $B/ | grep -q '<title>imbalanced</title>' && test \"\$(curl -s -o /dev/null -w '%{http_code}' $B/app.js)\" = 200 && test \"\$(curl -s -o /dev/null -w '%{http_code}' $B/dygraph.min.js)\" = 200"
 
