@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -297,6 +298,26 @@ int metrics_format_dynamic(const char *prefix, size_t prefix_len,
 	return 0;
 }
 
+/*
+ * The boot time, read once: /proc/stat is long (an interrupt counter per
+ * IRQ line) and reading it was most of a /metrics request.
+ */
+static pthread_once_t btime_once = PTHREAD_ONCE_INIT;
+static double boot_time_s;
+
+static void btime_read(void)
+{
+	char buf[1024];
+	FILE *f = fopen("/proc/stat", "re");
+
+	if (!f)
+		return;
+	while (fgets(buf, sizeof(buf), f))
+		if (sscanf(buf, "btime %lf", &boot_time_s) == 1)
+			break;
+	fclose(f);
+}
+
 int metrics_process_read(struct metrics_process *p)
 {
 	char buf[1024], *s;
@@ -319,13 +340,8 @@ int metrics_process_read(struct metrics_process *p)
 			 " %*d %*d %*d %*d %*d %*d %llu %*u %llu",
 			 &utime, &stime, &start, &rss_pages) != 4)
 		return -EPROTO;
-	f = fopen("/proc/stat", "re");
-	if (f) {
-		while (fgets(buf, sizeof(buf), f))
-			if (sscanf(buf, "btime %lf", &btime) == 1)
-				break;
-		fclose(f);
-	}
+	pthread_once(&btime_once, btime_read);
+	btime = boot_time_s;
 	p->cpu_seconds = (double)(utime + stime) / (double)tck;
 	p->start_time_seconds = btime + (double)start / (double)tck;
 	p->rss_bytes = rss_pages * (unsigned long long)page;
