@@ -35,6 +35,9 @@ run_case() {	# run_case NAME HOGS-ARGS...
 	pid=$!
 	sleep 1
 	"$HOGS" "$@" --seconds "$secs" >/dev/null
+	# the rest of the machine: every other runnable task adds update
+	# instants the engine must match (one missed removal is one task's util)
+	cut -d' ' -f1 /proc/loadavg >"$tmp/$name.load"
 	wait "$pid"
 }
 
@@ -45,6 +48,8 @@ python3 - "$tmp/busy.json" "$tmp/periodic.json" <<'EOF'
 import json, sys
 print(f"{'workload':10} {'entity':5} {'signal':13} {'median':>6} {'p95':>6} {'max':>7} {'samples':>8}  target")
 for path, name in zip(sys.argv[1:], ["3 busy", "periodic"]):
+    load = open(path.replace(".json", ".load")).read().strip()
+    print(f"{name}: 1-min load average at the end {load} (3 = the workload alone)")
     p = json.load(open(path))["pelt"]
     if not p["kernel_reference"]:
         print(f"{name}: no kernel reference in the stream"); continue
