@@ -213,7 +213,8 @@ if [ -z "$feeder" ]; then
 	echo "# store: no figures with --url alone (give --feeder PATH for synthetic windows)"
 	exit 0
 fi
-echo "# store: $windows synthetic 1 s windows, 2 CPUs, 500 tasks, default settings"
+echo "# store: $windows synthetic 1 s windows, 2 CPUs, 500 tasks, 2 jobs, default settings"
+echo "# (a real host has a job per process that ran: 55-75 a window on this machine; the full mode measures that)"
 start=$(date +%s%N)
 "$feeder" --make-db "$tmp/growth.db" --windows "$windows" --cpus 2 --tasks 500
 end=$(date +%s%N)
