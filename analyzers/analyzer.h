@@ -24,6 +24,7 @@ struct analyzer_config {
 	uint64_t window_ns;		/* window length */
 	double unfairness_threshold;	/* finding when above (0.10) */
 	uint64_t unfairness_min_ns;	/* ... for at least this long */
+	unsigned int imbalance_pct_smt;	/* SMT domain: CPUs of a core, when cores are known (110) */
 	unsigned int imbalance_pct;	/* MC/LLC domain's imbalance_pct: CPU groups (117) */
 	unsigned int imbalance_pct_pkg;	/* package domain: LLC groups (117; 125 before 5.10) */
 	unsigned int imbalance_pct_numa;	/* NUMA domains: node groups (117; 125 before 5.10) */
@@ -50,6 +51,7 @@ struct analyzer_config {
 	int nr_nodes;			/* NUMA nodes (1 unless topology known) */
 	int cpu_node[1024];		/* CPU -> node */
 	int llc_of[1024];		/* CPU -> LLC id (0 unless known) */
+	int core_of[1024];		/* CPU -> core id, SMT siblings share it (0 unless known) */
 };
 
 enum analyzer_group_by {

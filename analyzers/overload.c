@@ -42,9 +42,10 @@
 #include "analyzer.h"
 #include "finding_util.h"
 
-enum ovl_level { OVL_CPU, OVL_LLC, OVL_NODE, OVL_MACHINE, OVL__COUNT };
+enum ovl_level { OVL_CPU, OVL_CORE, OVL_LLC, OVL_NODE, OVL_MACHINE, OVL__COUNT };
 
-static const char *const ovl_level_name[OVL__COUNT] = { "cpu", "llc", "node", "machine" };
+static const char *const ovl_level_name[OVL__COUNT] = { "cpu", "core", "llc", "node",
+							  "machine" };
 
 #define OVL_WAKE_RING 64
 
@@ -148,6 +149,11 @@ static int cfg_node(const struct analyzer_config *cfg, int cpu)
 
 /* Does grouping CPUs by @a give the same sets as grouping them by @b? */
 static bool same_partition(const int *a, const int *b, int n)
+static int cfg_core(const struct analyzer_config *cfg, int cpu)
+{
+	return cpu < 1024 ? cfg->core_of[cpu] : 0;
+}
+
 {
 	for (int i = 0; i < n; i++)
 		for (int j = i + 1; j < n; j++)
@@ -166,7 +172,7 @@ static int ovl_build(struct ovl_state *s, int n)
 	struct ovl_cpu *c = calloc((size_t)n, sizeof(*c));
 	uint64_t *ro = calloc(maxg, sizeof(*ro));
 	uint64_t (*riww)[OVL__COUNT] = calloc((size_t)n, sizeof(*riww));
-	bool use[OVL__COUNT] = { true, false, false, n > 1 };
+	bool use[OVL__COUNT] = { true, false, false, false, n > 1 };
 	size_t ng = 0, ncpus = 0;
 	int rc = -1;
 
@@ -184,8 +190,9 @@ static int ovl_build(struct ovl_state *s, int n)
 		key[OVL_MACHINE][i] = 0;
 	}
 	/* a level is kept when it differs from every level kept below it */
-	for (int l = OVL_LLC; l <= OVL_NODE; l++) {
+	for (int l = OVL_CORE; l <= OVL_NODE; l++) {
 		use[l] = true;
+		key[OVL_CORE][i] = cfg_core(&s->cfg, i);
 		for (int k = 0; k < l; k++)
 			if (use[k] && same_partition(key[l], key[k], n))
 				use[l] = false;
@@ -266,8 +273,10 @@ out:
 
 /*
  * The imbalance_pct the kernel would classify @g with: that of the domain
- * balancing between groups of its level (sd_init(): 117 for MC/LLC; the
- * package and NUMA levels get the default, 117 since v5.10, 125 before).
+ * balancing between groups of its level (sd_init(): 110 for SMT, whose
+ * groups are CPUs when cores are known; 117 for MC/LLC, whose groups are
+ * cores or CPUs; the package and NUMA levels get the default, 117 since
+ * v5.10, 125 before).
  * The machine group gets the pct of the top level built.
  */
 static unsigned int ovl_pct(const struct ovl_state *s, const struct ovl_group *g)
@@ -275,7 +284,8 @@ static unsigned int ovl_pct(const struct ovl_state *s, const struct ovl_group *g
 	int l = g->level;
 
 	if (l == OVL_MACHINE)
-		l = s->has_level[OVL_NODE] ? OVL_NODE : s->has_level[OVL_LLC] ? OVL_LLC : OVL_CPU;
+		l = s->has_level[OVL_NODE] ? OVL_NODE : s->has_level[OVL_LLC] ? OVL_LLC :
+			s->has_level[OVL_CORE] ? OVL_CORE : OVL_CPU;
 	if (l == OVL_NODE)
 		return s->cfg.imbalance_pct_numa;
 	if (l == OVL_LLC)
@@ -287,6 +297,8 @@ static unsigned int ovl_pct(const struct ovl_state *s, const struct ovl_group *g
 static void ovl_classify(const struct ovl_state *s, struct ovl_group *g, int *type,
 			 int *type_scaled)
 {
+	if (l == OVL_CPU && s->has_level[OVL_CORE])
+		return s->cfg.imbalance_pct_smt;	/* SMT siblings: balanced by the SMT domain */
 	uint64_t pct = ovl_pct(s, g);
 	uint64_t cap = g->cap, util = g->util, runnable = g->runnable, nr = g->nr;
 	unsigned int w = (unsigned int)g->count;
@@ -388,7 +400,7 @@ static void ovl_cpu_refresh(struct ovl_state *s, const struct model *m, int ci, 
 	c->nr = nr;
 	c->waiters = waiters;
 	c->idle = idle;
-	for (int l = OVL_LLC; l < OVL__COUNT; l++)
+	for (int l = OVL_CORE; l < OVL__COUNT; l++)
 		if (c->grp[l] >= 0)
 			ovl_iww_update(s, ci, l, now);
 }
@@ -400,7 +412,7 @@ static void ovl_accrue_all(struct ovl_state *s, uint64_t now)
 		ovl_group_accrue(&s->groups[i], now);
 	for (int i = 0; i < s->nr_cpus; i++) {
 		ovl_cpu_accrue(&s->cpus[i], now);
-		for (int l = OVL_LLC; l < OVL__COUNT; l++)
+		for (int l = OVL_CORE; l < OVL__COUNT; l++)
 			if (s->cpus[i].grp[l] >= 0)
 				ovl_iww_update(s, i, l, now);
 	}
@@ -505,7 +517,7 @@ static void ovl_group_iww(const struct ovl_state *s, const struct ovl_group *g,
 {
 	memset(sum, 0, sizeof(uint64_t) * OVL__COUNT);
 	for (int i = 0; i < g->count; i++)
-		for (int l = OVL_LLC; l < OVL__COUNT; l++)
+		for (int l = OVL_CORE; l < OVL__COUNT; l++)
 			sum[l] += s->cpus[s->grp_cpus[g->first + i]].iww_ns[l];
 }
 
@@ -550,7 +562,7 @@ static void ovl_evidence(const struct ovl_state *s, const struct ovl_group *g,
 	evb_add(e, "\"idle_with_waiters_ns\":%llu", (unsigned long long)ep->iww_ns[ovl_iww_level(g)]);
 	evb_add(e, "\"idle_with_waiters_window_ns\":%llu",
 		(unsigned long long)win[ovl_iww_level(g)]);
-	for (int l = OVL_LLC; l < OVL__COUNT; l++) {
+	for (int l = OVL_CORE; l < OVL__COUNT; l++) {
 		bool have = false;
 
 		for (int i = 0; i < g->count; i++)

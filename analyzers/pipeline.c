@@ -39,6 +39,7 @@ void pipeline_config_defaults(struct analyzer_config *cfg)
 	cfg->window_ns = 1000000000ull;
 	cfg->unfairness_threshold = 0.10;
 	cfg->unfairness_min_ns = 5000000000ull;
+	cfg->imbalance_pct_smt = 110;
 	cfg->imbalance_pct = 117;
 	cfg->imbalance_pct_pkg = 117;
 	cfg->imbalance_pct_numa = 117;
@@ -209,7 +210,8 @@ static int scratch_grow(struct pipeline *p, size_t n)
 }
 
 /* Window fair share of every task that wanted CPU in it. */
-static int window_fairness(struct pipeline *p, uint64_t len_ns)
+/* noinline: its samples are the fairness work bench/detection.sh charges to the analyzers */
+static __attribute__((noinline)) int window_fairness(struct pipeline *p, uint64_t len_ns)
 {
 	struct model *m = p->m;
 	size_t n = 0;

@@ -637,7 +637,17 @@ static clockid_t clock_user_id(const char *name)
 	return (clockid_t)-1;
 }
 
-static int tracefs_setup_events(struct source_tracefs *s, bool no_numa, char *err)
+/* The event kind a conversion produces. */
+static const uint8_t conv_kind[CONV__COUNT] = {
+	[CONV_SWITCH] = IMB_EV_SWITCH, [CONV_WAKEUP] = IMB_EV_WAKEUP,
+	[CONV_WAKEUP_NEW] = IMB_EV_WAKEUP_NEW, [CONV_WAKING] = IMB_EV_WAKING,
+	[CONV_MIGRATE] = IMB_EV_MIGRATE, [CONV_FORK] = IMB_EV_FORK, [CONV_EXIT] = IMB_EV_EXIT,
+	[CONV_RUNTIME] = IMB_EV_RUNTIME, [CONV_NUMA_MOVE] = IMB_EV_NUMA_MOVE,
+	[CONV_NUMA_SWAP] = IMB_EV_NUMA_SWAP, [CONV_NUMA_STICK] = IMB_EV_NUMA_STICK,
+};
+
+static int tracefs_setup_events(struct source_tracefs *s, bool no_numa, uint32_t events,
+				char *err)
 {
 	int c, j, max_id = 0;
 	struct tep_event *evs[CONV__COUNT] = { 0 };
@@ -646,6 +656,9 @@ static int tracefs_setup_events(struct source_tracefs *s, bool no_numa, char *er
 		struct tep_event *e;
 
 		if (!conv_required(c) && no_numa)
+			continue;
+		/* switch is always on: the configuration insists */
+		if (events && c != CONV_SWITCH && !(events & (1u << conv_kind[c])))
 			continue;
 		e = tep_find_event_by_name(s->tep, "sched", conv_event[c]);
 		if (!e) {
@@ -824,7 +837,7 @@ struct source_tracefs *source_tracefs_open(const struct source_tracefs_opts *opt
 		set_err(err, "tracefs: cannot read the sched event formats");
 		goto fail;
 	}
-	ret = tracefs_setup_events(s, o.no_numa, err);
+	ret = tracefs_setup_events(s, o.no_numa, o.events, err);
 	if (ret < 0)
 		goto fail;
 	ret = tracefs_open_cpus(s, err);

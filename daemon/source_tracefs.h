@@ -35,6 +35,7 @@ struct source_tracefs_opts {
 	uint64_t holdback_ns;	/* merge hold-back, 0: default */
 	unsigned int wake_percent; /* buffer_percent of the instance, 0: default */
 	bool no_numa;		/* do not enable the NUMA events */
+	uint32_t events;	/* (1u << enum imb_ev_kind) bits to enable, 0: all */
 };
 
 struct source_tracefs_stats {

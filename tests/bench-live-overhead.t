@@ -6,7 +6,9 @@ if [ "$(id -u)" != 0 ]; then echo "1..0 # SKIP needs root (BPF, tracefs)"; exit 
 out=$(IMBALANCED=${IMBALANCED:-./imbalanced} sh "${top_srcdir:-.}/bench/live-overhead.sh" --quick 2>&1)
 rc=$?
 echo "$out" | sed 's/^/# /'
-if [ $rc = 0 ] && echo "$out" | grep -q 'slowdown' && echo "$out" | grep -q '% of one CPU'; then
+if [ $rc = 0 ] && echo "$out" | grep -q 'slowdown' && echo "$out" | grep -q '% of one CPU' &&
+	echo "$out" | grep -q 'pelt_se_rate=20ms .*events, [0-9]* lost)' &&
+	echo "$out" | grep -q 'per second of the daemon.s run), [0-9]* lost events'; then
 	echo "ok 1 - bench/live-overhead.sh --quick prints its figures"
 else
 	echo "not ok 1 - bench/live-overhead.sh --quick prints its figures"
