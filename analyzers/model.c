@@ -1560,6 +1560,7 @@ static void ev_pelt_cfs_group(struct model *m, const struct imb_event *ev)
 	}
 	if (!g->kseeded) {
 		struct pelt_avg *se = &g->se;
+		bool propagated = se->util_avg || se->runnable_avg || se->load_avg;
 		uint32_t div;
 
 		g->kseeded = true;
@@ -1576,9 +1577,12 @@ static void ev_pelt_cfs_group(struct model *m, const struct imb_event *ev)
 		g->se_attached = true;
 		/*
 		 * What the model propagated up from it so far is in the kernel's
-		 * values too: take the root's again from its next record.
+		 * values too: take the root's again from its next record (at
+		 * the start only: a group born during the run has propagated
+		 * nothing before the kernel's first record of it).
 		 */
-		m->cpus[ev->cpu].reseed = true;
+		if (propagated)
+			m->cpus[ev->cpu].reseed = true;
 		return;
 	}
 	if (k->h_nr_runnable < g->h_nr_runnable && (id & IMB_TG_AUTOGROUP)) {

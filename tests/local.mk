@@ -89,7 +89,7 @@ EXTRA_DIST += tests/scenario-gen.py tests/scenario-check.py \
 	tests/scenarios/9on8-stagger.scn tests/scenarios/drift.scn \
 	tests/scenarios/numa.scn tests/scenarios/pingpong.scn tests/scenarios/lost.scn \
 	tests/scenarios/pinned.scn tests/scenarios/groups.scn tests/scenarios/nice.scn \
-	tests/scenarios/numa-swap.scn tests/scenarios/wakeups.scn.in
+	tests/scenarios/numa-swap.scn tests/scenarios/smt.scn tests/scenarios/wakeups.scn.in
 # --- end analyzers ---
 
 # --- text event format tests (owner: text) ---
