@@ -142,6 +142,11 @@ static int cfg_llc(const struct analyzer_config *cfg, int cpu)
 	return cpu < 1024 ? cfg->llc_of[cpu] : 0;
 }
 
+static int cfg_core(const struct analyzer_config *cfg, int cpu)
+{
+	return cpu < 1024 ? cfg->core_of[cpu] : 0;
+}
+
 static int cfg_node(const struct analyzer_config *cfg, int cpu)
 {
 	return cpu < 1024 && cfg->nr_nodes > 1 ? cfg->cpu_node[cpu] : 0;
@@ -149,11 +154,6 @@ static int cfg_node(const struct analyzer_config *cfg, int cpu)
 
 /* Does grouping CPUs by @a give the same sets as grouping them by @b? */
 static bool same_partition(const int *a, const int *b, int n)
-static int cfg_core(const struct analyzer_config *cfg, int cpu)
-{
-	return cpu < 1024 ? cfg->core_of[cpu] : 0;
-}
-
 {
 	for (int i = 0; i < n; i++)
 		for (int j = i + 1; j < n; j++)
@@ -185,6 +185,7 @@ static int ovl_build(struct ovl_state *s, int n)
 			goto out;
 	for (int i = 0; i < n; i++) {
 		key[OVL_CPU][i] = i;
+		key[OVL_CORE][i] = cfg_core(&s->cfg, i);
 		key[OVL_LLC][i] = cfg_llc(&s->cfg, i);
 		key[OVL_NODE][i] = cfg_node(&s->cfg, i);
 		key[OVL_MACHINE][i] = 0;
@@ -192,7 +193,6 @@ static int ovl_build(struct ovl_state *s, int n)
 	/* a level is kept when it differs from every level kept below it */
 	for (int l = OVL_CORE; l <= OVL_NODE; l++) {
 		use[l] = true;
-		key[OVL_CORE][i] = cfg_core(&s->cfg, i);
 		for (int k = 0; k < l; k++)
 			if (use[k] && same_partition(key[l], key[k], n))
 				use[l] = false;
@@ -290,6 +290,8 @@ static unsigned int ovl_pct(const struct ovl_state *s, const struct ovl_group *g
 		return s->cfg.imbalance_pct_numa;
 	if (l == OVL_LLC)
 		return s->cfg.imbalance_pct_pkg;
+	if (l == OVL_CPU && s->has_level[OVL_CORE])
+		return s->cfg.imbalance_pct_smt;	/* SMT siblings: balanced by the SMT domain */
 	return s->cfg.imbalance_pct;
 }
 
@@ -297,8 +299,6 @@ static unsigned int ovl_pct(const struct ovl_state *s, const struct ovl_group *g
 static void ovl_classify(const struct ovl_state *s, struct ovl_group *g, int *type,
 			 int *type_scaled)
 {
-	if (l == OVL_CPU && s->has_level[OVL_CORE])
-		return s->cfg.imbalance_pct_smt;	/* SMT siblings: balanced by the SMT domain */
 	uint64_t pct = ovl_pct(s, g);
 	uint64_t cap = g->cap, util = g->util, runnable = g->runnable, nr = g->nr;
 	unsigned int w = (unsigned int)g->count;

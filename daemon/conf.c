@@ -65,6 +65,8 @@ static const struct key keys[] = {
 	  "unfairness finding above this percentage" },
 	{ "unfairness_min", K_NS, OFF(analyzer.unfairness_min_ns), 0, 86400000000000ull,
 	  "... held at least this long" },
+	{ "imbalance_pct_smt", K_UINT, OFF(analyzer.imbalance_pct_smt), 100, 1000,
+	  "imbalance_pct of the SMT domain: classifies the threads of a core (kernel: 110)" },
 	{ "imbalance_pct", K_UINT, OFF(analyzer.imbalance_pct), 100, 1000,
 	  "imbalance_pct of the MC/LLC domain: classifies cores, or CPUs (kernel: 117)" },
 	{ "imbalance_pct_pkg", K_UINT, OFF(analyzer.imbalance_pct_pkg), 100, 1000,
@@ -150,8 +152,6 @@ void config_defaults(struct config *c)
 	c->http_timeout_s = 30;
 	c->alert_hook_timeout_s = 10;
 	c->alert_min_ns = 10000000000ull;
-	{ "imbalance_pct_smt", K_UINT, OFF(analyzer.imbalance_pct_smt), 100, 1000,
-	  "imbalance_pct of the SMT domain: classifies the threads of a core (kernel: 110)" },
 	c->alert_hysteresis = 0.2;
 	c->alert_overload_ns = 30000000000ull;
 	c->alert_lost_events = 1;

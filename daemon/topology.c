@@ -3,6 +3,7 @@
  * topology.c - read CPU topology from a file or from sysfs (topology.h).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,25 +24,47 @@ int topology_load(const char *path, struct analyzer_config *cfg, char *err)
 		return -errno;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		int cpu, node, llc = 0, n;
-		char *p = line;
+		int cpu, node, llc = -1, core = -1, n, off = 0;
+		char *p = line, key[8];
+		bool bad;
 
 		lineno++;
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (*p == '#' || *p == '\n' || !*p)
 			continue;
-		n = sscanf(p, "cpu %d node %d llc %d", &cpu, &node, &llc);
-		if (n < 2 || cpu < 0 || cpu >= TOPO_MAX_CPUS || node < 0 || node >= TOPO_MAX_CPUS ||
-		    llc < 0) {
+		n = sscanf(p, "cpu %d node %d%n", &cpu, &node, &off);
+		bad = n < 2 || cpu < 0 || cpu >= TOPO_MAX_CPUS || node < 0 || node >= TOPO_MAX_CPUS;
+		/* then optional 'llc L' and 'core C', in any order */
+		for (p += off; !bad && sscanf(p, " %7s%n", key, &off) == 1; ) {
+			int v, o2 = 0;
+
+			if (key[0] == '#')
+				break;
+			p += off;
+			if (sscanf(p, " %d%n", &v, &o2) != 1 || v < 0) {
+				bad = true;
+				break;
+			}
+			p += o2;
+			if (!strcmp(key, "llc") && llc < 0)
+				llc = v;
+			else if (!strcmp(key, "core") && core < 0)
+				core = v;
+			else
+				bad = true;
+		}
+		if (bad) {
 			snprintf(err, SOURCE_ERR_LEN,
-				 "line %d: want 'cpu N node M [llc L]' with N, M < %d", lineno,
-				 TOPO_MAX_CPUS);
+				 "line %d: want 'cpu N node M [llc L] [core C]' with N, M < %d",
+				 lineno, TOPO_MAX_CPUS);
 			rc = -EINVAL;
 			break;
 		}
 		cfg->cpu_node[cpu] = node;
-		cfg->llc_of[cpu] = n == 3 ? llc : node;
+		cfg->llc_of[cpu] = llc >= 0 ? llc : node;
+		/* no core column: every CPU its own core (no SMT level) */
+		cfg->core_of[cpu] = core >= 0 ? core : cpu;
 		if (node > max_node)
 			max_node = node;
 	}
@@ -103,6 +126,14 @@ int topology_probe_sysfs(struct analyzer_config *cfg)
 	for (int c = 0; c < TOPO_MAX_CPUS; c++) {
 		FILE *f;
 		int id;
+
+		/* SMT siblings: a core is named by its first thread */
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
+			 c);
+		f = fopen(path, "re");
+		cfg->core_of[c] = f && fscanf(f, "%d", &id) == 1 ? id : c;
+		if (f)
+			fclose(f);
 
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cache/index3/id", c);
 		f = fopen(path, "re");

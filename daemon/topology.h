@@ -4,7 +4,8 @@
  * --topology) or from sysfs (live).
  *
  * File format: one line per CPU, '#' comments:
- *     cpu N node M [llc L]
+ *     cpu N node M [llc L] [core C]
+ * LLC defaults to the node, core to the CPU itself (no SMT siblings).
  */
 #ifndef IMB_TOPOLOGY_H
 #define IMB_TOPOLOGY_H

@@ -242,7 +242,16 @@ def content_groups(name, d, truth):
        '%s: by process (one task each) no unfairness finding' % name)
 
 
+def content_smt(name, d, truth):
+    pct = {f['subject']: f['evidence']['imbalance_pct'] for f in d['findings']
+           if f['kind'] == 'overload'}
+    ok(pct.get('cpu0') == 110 and pct.get('core0') == 117,
+       '%s: CPU 0 classified with the SMT imbalance_pct 110, core 0 with the MC one 117 %s' %
+       (name, pct))
+
+
 CONTENT = {
+    'smt': content_smt,
     'pinned': content_pinned,
     '9on8-sync': content_9on8_sync,
     'drift': content_drift,

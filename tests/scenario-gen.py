@@ -15,7 +15,7 @@ Usage: scenario-gen.py SCENARIO.scn [--topology FILE] [--truth FILE]
                        [--duration-ms MS] > events.txt
 
 --duration-ms overrides the scenario's duration (benchmarks: big traces);
---topology writes the `cpu N node M` file for `analyze --topology`;
+--topology writes the `cpu N node M [core C]` file for `analyze --topology`;
 --truth writes JSON: every task's CPU time and balancer moves, per
 process (and per comm, per cgroup) with two or more always-runnable tasks
 unfairness = 1 - min/max of their CPU time, the CPUs whose tasks fall
@@ -24,6 +24,7 @@ behind when nothing moves, the NUMA moves; also the expect/allow lines.
 Scenario lines (# comments):
   cpus N
   node ID CPULIST                 e.g. node 1 4-7
+  smt N                           N hardware threads per core (CPUs 0..N-1 are core 0)
   duration_ms MS
   slice_ms MS                     time slice when tasks share a CPU (3)
   tick_ms MS                      tick: sched_stat_runtime of the running task (4)
@@ -354,6 +355,8 @@ def parse(path):
             try:
                 if w == 'cpus':
                     sc['cpus'] = int(rest[0])
+                elif w == 'smt':
+                    sc['smt'] = int(rest[0])
                 elif w == 'node':
                     sc['nodes'][int(rest[0])] = cpu_list(rest[1])
                 elif w == 'duration_ms':
@@ -447,7 +450,9 @@ def main(argv):
     if topo:
         with open(topo, 'w') as f:
             for c in range(sc['cpus']):
-                f.write('cpu %d node %d\n' % (c, sc['node_of'].get(c, 0)))
+                f.write('cpu %d node %d%s\n' % (c, sc['node_of'].get(c, 0),
+                                               ' core %d' % (c // sc['smt']) if sc.get('smt')
+                                               else ''))
     if truth:
         def unfair(key):
             jobs = {}

@@ -30,12 +30,16 @@ static int topology_read(const char *path, struct analyzer_config *cfg)
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
+		char *c;
+
 		llc = 0;
 		n = sscanf(line, "cpu %d node %d llc %d", &cpu, &node, &llc);
 		if (n < 2 || cpu < 0 || cpu >= 1024 || node < 0)
 			continue;
 		cfg->cpu_node[cpu] = node;
 		cfg->llc_of[cpu] = n == 3 ? llc : 0;
+		c = strstr(line, " core ");
+		cfg->core_of[cpu] = c ? atoi(c + 6) : cpu;
 		if (node + 1 > cfg->nr_nodes)
 			cfg->nr_nodes = node + 1;
 	}
