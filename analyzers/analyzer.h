@@ -89,6 +89,9 @@ struct analyzer_ops {
 	/* at a window end: fill columns of @w, add findings to @out */
 	void (*window)(void *state, const struct model *m, struct imb_window *w,
 		       struct finding_list *out);
+	/* new thresholds while running (SIGHUP; window_ns and group_by do not
+	 * change); may be NULL when the analyzer reads none */
+	void (*configure)(void *state, const struct analyzer_config *cfg);
 	/* at the end of the run, with the whole-run summary; may be NULL */
 	void (*finish)(void *state, const struct model *m, struct imb_window *summary,
 		       struct finding_list *out);

@@ -46,6 +46,11 @@ static void *fair_create(const struct analyzer_config *cfg)
 	return s;
 }
 
+static void fair_configure(void *state, const struct analyzer_config *cfg)
+{
+	((struct fair_state *)state)->cfg = *cfg;
+}
+
 static void fair_destroy(void *state)
 {
 	struct fair_state *s = state;
@@ -277,6 +282,7 @@ const struct analyzer_ops fairness_analyzer = {
 	.name = "fairness",
 	.create = fair_create,
 	.destroy = fair_destroy,
+	.configure = fair_configure,
 	.event = NULL,
 	.window = fair_window,
 	.finish = fair_finish,

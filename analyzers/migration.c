@@ -87,6 +87,11 @@ static void *mig_create(const struct analyzer_config *cfg)
 	return s;
 }
 
+static void mig_configure(void *state, const struct analyzer_config *cfg)
+{
+	((struct mig_state *)state)->cfg = *cfg;
+}
+
 static void mig_destroy(void *state)
 {
 	struct mig_state *s = state;
@@ -508,6 +513,7 @@ const struct analyzer_ops migration_analyzer = {
 	.name = "migration",
 	.create = mig_create,
 	.destroy = mig_destroy,
+	.configure = mig_configure,
 	.event = mig_event,
 	.window = mig_window,
 	.finish = mig_finish,

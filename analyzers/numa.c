@@ -63,16 +63,23 @@ struct numa_state {
 	uint64_t next_id;
 };
 
-static void *numa_create(const struct analyzer_config *cfg)
+static void numa_configure(void *state, const struct analyzer_config *cfg)
 {
-	struct numa_state *s = calloc(1, sizeof(*s));
+	struct numa_state *s = state;
 	unsigned int ip;
 
-	if (!s)
-		return NULL;
 	s->cfg = *cfg;
 	ip = cfg->imbalance_pct_numa ? cfg->imbalance_pct_numa : 117;
 	s->pct = 100 + (ip > 100 ? (ip - 100) / 2 : 0);
+}
+
+static void *numa_create(const struct analyzer_config *cfg)
+{
+	struct numa_state *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	numa_configure(s, cfg);
 	return s;
 }
 
@@ -352,6 +359,7 @@ const struct analyzer_ops numa_analyzer = {
 	.name = "numa",
 	.create = numa_create,
 	.destroy = numa_destroy,
+	.configure = numa_configure,
 	.event = numa_event,
 	.window = numa_window,
 	.finish = numa_finish,

@@ -112,14 +112,21 @@ struct ovl_state {
 	uint64_t run_ns;
 };
 
+static void ovl_configure(void *state, const struct analyzer_config *cfg)
+{
+	struct ovl_state *s = state;
+
+	s->cfg = *cfg;
+	s->min_ns = cfg->overload_min_ns ? cfg->overload_min_ns : 2 * cfg->window_ns;
+}
+
 static void *ovl_create(const struct analyzer_config *cfg)
 {
 	struct ovl_state *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
-	s->cfg = *cfg;
-	s->min_ns = cfg->overload_min_ns ? cfg->overload_min_ns : 2 * cfg->window_ns;
+	ovl_configure(s, cfg);
 	return s;
 }
 
@@ -759,6 +766,7 @@ const struct analyzer_ops overload_analyzer = {
 	.name = "overload",
 	.create = ovl_create,
 	.destroy = ovl_destroy,
+	.configure = ovl_configure,
 	.event = ovl_event,
 	.window = ovl_window,
 	.finish = ovl_finish,

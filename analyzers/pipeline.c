@@ -125,6 +125,23 @@ void pipeline_free(struct pipeline *p)
 	free(p);
 }
 
+void pipeline_reconfigure(struct pipeline *p, const struct analyzer_config *cfg)
+{
+	struct analyzer_config c = *cfg;
+
+	c.window_ns = p->cfg.window_ns;
+	c.group_by = p->cfg.group_by;
+	c.live = p->cfg.live;
+	c.nr_nodes = p->cfg.nr_nodes;
+	memcpy(c.cpu_node, p->cfg.cpu_node, sizeof(c.cpu_node));
+	memcpy(c.llc_of, p->cfg.llc_of, sizeof(c.llc_of));
+	memcpy(c.core_of, p->cfg.core_of, sizeof(c.core_of));
+	p->cfg = c;
+	for (size_t i = 0; i < analyzers_count; i++)
+		if (analyzers[i]->configure)
+			analyzers[i]->configure(p->state[i], &p->cfg);
+}
+
 int pipeline_tgid_hint(struct pipeline *p, int32_t pid, int32_t tgid)
 {
 	return model_tgid_hint(p->m, pid, tgid);

@@ -57,6 +57,14 @@ int pipeline_flush(struct pipeline *p, uint64_t now_ns);
  */
 struct imb_window *pipeline_finish(struct pipeline *p);
 
+/**
+ * pipeline_reconfigure - the analyzers' thresholds from @cfg, from now on
+ *
+ * The window length, the grouping of jobs, live mode and the topology stay
+ * as the pipeline was created with: they shape state already built.
+ */
+void pipeline_reconfigure(struct pipeline *p, const struct analyzer_config *cfg);
+
 /** pipeline_tgid_hint - see model_tgid_hint(); 0 or -ENOMEM */
 int pipeline_tgid_hint(struct pipeline *p, int32_t pid, int32_t tgid);
 

@@ -66,6 +66,11 @@ static void *vr_create(const struct analyzer_config *cfg)
 	return s;
 }
 
+static void vr_configure(void *state, const struct analyzer_config *cfg)
+{
+	((struct vr_state *)state)->cfg = *cfg;
+}
+
 static void vr_destroy(void *state)
 {
 	struct vr_state *s = state;
@@ -265,6 +270,7 @@ const struct analyzer_ops vruntime_analyzer = {
 	.name = "vruntime",
 	.create = vr_create,
 	.destroy = vr_destroy,
+	.configure = vr_configure,
 	.event = vr_event,
 	.window = vr_window,
 	.finish = vr_finish,

@@ -15,7 +15,88 @@
 #include "daemon/cli.h"
 #include "daemon/conf.h"
 
-enum key_type { K_UINT, K_NS, K_PCT, K_BOOL, K_STR, K_SOURCE, K_GROUP_BY };
+enum key_type { K_UINT, K_NS, K_PCT, K_BOOL, K_STR, K_SOURCE, K_GROUP_BY, K_EVENTS };
+
+/* The names of the `events` key; "numa" is the three NUMA tracepoints. */
+static const struct {
+	const char *name;
+	uint32_t bits;
+} ev_names[] = {
+	{ "switch", CONFIG_EV(IMB_EV_SWITCH) },
+	{ "wakeup", CONFIG_EV(IMB_EV_WAKEUP) },
+	{ "wakeup_new", CONFIG_EV(IMB_EV_WAKEUP_NEW) },
+	{ "waking", CONFIG_EV(IMB_EV_WAKING) },
+	{ "migrate", CONFIG_EV(IMB_EV_MIGRATE) },
+	{ "fork", CONFIG_EV(IMB_EV_FORK) },
+	{ "exit", CONFIG_EV(IMB_EV_EXIT) },
+	{ "runtime", CONFIG_EV(IMB_EV_RUNTIME) },
+	{ "pelt_cfs", CONFIG_EV(IMB_EV_PELT_CFS) },
+	{ "pelt_se", CONFIG_EV(IMB_EV_PELT_SE) },
+	{ "vruntime", CONFIG_EV(IMB_EV_VRUNTIME) },
+	{ "numa", CONFIG_EV(IMB_EV_NUMA_MOVE) | CONFIG_EV(IMB_EV_NUMA_SWAP) |
+		  CONFIG_EV(IMB_EV_NUMA_STICK) },
+};
+
+static uint32_t ev_all(void)
+{
+	uint32_t all = 0;
+
+	for (size_t i = 0; i < sizeof(ev_names) / sizeof(ev_names[0]); i++)
+		all |= ev_names[i].bits;
+	return all;
+}
+
+/* "all" or a comma-separated list of ev_names; switch is required. */
+static int ev_parse(const char *value, uint32_t *out, char *err)
+{
+	char buf[512], *save = NULL, *tok;
+	uint32_t bits = 0;
+
+	if (strlen(value) >= sizeof(buf)) {
+		snprintf(err, 256, "events: value too long");
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", value);
+	for (tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+		size_t i;
+
+		if (!strcmp(tok, "all")) {
+			bits |= ev_all();
+			continue;
+		}
+		for (i = 0; i < sizeof(ev_names) / sizeof(ev_names[0]); i++)
+			if (!strcmp(tok, ev_names[i].name))
+				break;
+		if (i == sizeof(ev_names) / sizeof(ev_names[0])) {
+			snprintf(err, 256, "events: unknown event '%.40s' (want all or a list of switch, "
+				 "wakeup, wakeup_new, waking, migrate, fork, exit, runtime, pelt_cfs, "
+				 "pelt_se, vruntime, numa)", tok);
+			return -EINVAL;
+		}
+		bits |= ev_names[i].bits;
+	}
+	if (!(bits & CONFIG_EV(IMB_EV_SWITCH))) {
+		snprintf(err, 256, "events: '%.100s' lacks switch (every figure is built on it)",
+			 value);
+		return -EINVAL;
+	}
+	*out = bits;
+	return 0;
+}
+
+static void ev_format(uint32_t bits, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if ((bits & ev_all()) == ev_all()) {
+		snprintf(buf, len, "all");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(ev_names) / sizeof(ev_names[0]) && n < len; i++)
+		if ((bits & ev_names[i].bits) == ev_names[i].bits)
+			n += snprintf(buf + n, len - n, "%s%s", n ? "," : "", ev_names[i].name);
+}
 
 struct key {
 	const char *name;
@@ -41,6 +122,10 @@ static const struct key keys[] = {
 	  "at most one pelt_se_tp record per task per this long (0: all)" },
 	{ "numa_events", K_BOOL, OFF(numa_events), 0, 0,
 	  "attach the NUMA balancing tracepoints where the kernel has them" },
+	{ "events", K_EVENTS, OFF(events), 0, 0,
+	  "events to attach: all, or a list of switch (required), wakeup, wakeup_new, "
+	  "waking (tracefs only), migrate, fork, exit, runtime, pelt_cfs, pelt_se, vruntime "
+	  "(BPF only, the last three), numa" },
 	{ "max_tasks", K_UINT, OFF(max_tasks), 64, 4194304,
 	  "bound on the task table; exited tasks are evicted first" },
 	{ "db", K_STR, OFF(db), 0, 0, "SQLite database file (empty: no store)" },
@@ -141,6 +226,7 @@ void config_defaults(struct config *c)
 	c->tracefs_buffer_kb = 8192;
 	c->pelt_se_rate_ns = 0;
 	c->numa_events = true;
+	c->events = ev_all();
 	snprintf(c->db, sizeof(c->db), "%s", CONFIG_DEFAULT_DB);
 	snprintf(c->state_dir, sizeof(c->state_dir), "%s", CONFIG_DEFAULT_STATE_DIR);
 	c->retention_days = 7;
@@ -272,6 +358,8 @@ int config_set(struct config *c, const char *key, const char *value, char *err)
 			return -EINVAL;
 		}
 		return 0;
+	case K_EVENTS:
+		return ev_parse(value, (uint32_t *)p, err);
 	}
 	return -EINVAL;
 }
@@ -370,6 +458,9 @@ static void key_value_format(const struct config *c, const struct key *k, char *
 		break;
 	case K_GROUP_BY:
 		snprintf(buf, len, "%s", grp_names[*(const int *)p]);
+		break;
+	case K_EVENTS:
+		ev_format(*(const uint32_t *)p, buf, len);
 		break;
 	}
 }

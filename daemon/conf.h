@@ -21,6 +21,9 @@
 #define CONFIG_DEFAULT_STATE_DIR "/var/lib/imbalanced"
 #define CONFIG_DEFAULT_DB CONFIG_DEFAULT_STATE_DIR "/imbalanced.db"
 
+/* Bit of config.events for an enum imb_ev_kind (as SOURCE_BPF_EV()). */
+#define CONFIG_EV(kind)	(1u << (kind))
+
 enum config_source { CONFIG_SOURCE_AUTO = 0, CONFIG_SOURCE_BPF, CONFIG_SOURCE_TRACEFS };
 
 struct config {
@@ -33,6 +36,7 @@ struct config {
 	uint32_t tracefs_buffer_kb;		/* tracefs per-CPU buffer */
 	uint64_t pelt_se_rate_ns;		/* per-task pelt_se_tp rate limit */
 	bool numa_events;			/* attach the NUMA tracepoints */
+	uint32_t events;			/* CONFIG_EV() bits of the events to attach */
 	/* store */
 	char db[CONFIG_PATH_MAX];		/* "" = no store */
 	uint32_t retention_days;		/* per-window rows */

@@ -211,9 +211,11 @@ static int rt_source_open(struct runtime *rt, char *err)
 			.pelt_se_min_interval_ns = rt->cfg.pelt_se_rate_ns,
 		};
 
+		/* config.events uses the same bits (CONFIG_EV() == SOURCE_BPF_EV()) */
+		bo.events = rt->cfg.events;
 		if (!rt->cfg.numa_events)
-			bo.events = ~(SOURCE_BPF_EV(IMB_EV_NUMA_MOVE) | SOURCE_BPF_EV(IMB_EV_NUMA_SWAP) |
-				      SOURCE_BPF_EV(IMB_EV_NUMA_STICK));
+			bo.events &= ~(SOURCE_BPF_EV(IMB_EV_NUMA_MOVE) | SOURCE_BPF_EV(IMB_EV_NUMA_SWAP) |
+				       SOURCE_BPF_EV(IMB_EV_NUMA_STICK));
 		rt->bpf = source_bpf_open(&bo, berr);
 		if (rt->bpf) {
 			rt->source_name = "bpf";
@@ -229,6 +231,7 @@ static int rt_source_open(struct runtime *rt, char *err)
 		struct source_tracefs_opts to = {
 			.buffer_kb = rt->cfg.tracefs_buffer_kb,
 			.no_numa = !rt->cfg.numa_events,
+			.events = rt->cfg.events,
 		};
 		int removed = 0;
 
@@ -363,31 +366,177 @@ static int rt_pipeline_new(struct runtime *rt)
 	return rt->p ? 0 : -ENOMEM;
 }
 
-/* SIGHUP: re-read the file; keys that need a restart are named. */
+/*
+ * The STATUS= line systemctl status shows: events, lost events, tasks and,
+ * with the kernel's PELT values in the stream, the engine's error against
+ * them for CPU util_avg (median / p95, of 1024).
+ */
+static void rt_status_line(const struct runtime *rt, char *buf, size_t len)
+{
+	const struct model *m = pipeline_model(rt->p);
+	const struct model_err_hist *h = &m->err_cpu[MODEL_SIG_UTIL];
+	int n;
+
+	n = snprintf(buf, len, "%s: %" PRIu64 " events, %" PRIu64 " lost, %zu tasks",
+		     rt->source_name, m->events, m->lost_events, m->nr_tasks);
+	if (n < 0 || (size_t)n >= len)
+		return;
+	if (h->samples)
+		snprintf(buf + n, len - n, ", PELT util_avg error vs kernel median %" PRIu64
+			 " p95 %" PRIu64 " of 1024", model_err_quantile(h, 0.5),
+			 model_err_quantile(h, 0.95));
+	else
+		snprintf(buf + n, len - n, ", PELT error: no kernel reference (%s)",
+			 rt->source_name);
+}
+
+/* The "key = value" lines of config_write(), "\n"-joined, for comparing. */
+static char *rt_config_text(const struct config *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	config_write(c, f);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The value of @key in config_write() text, copied into @val. */
+static bool rt_config_value(const char *text, const char *key, char *val, size_t len)
+{
+	size_t kl = strlen(key);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (!strncmp(l, key, kl) && !strncmp(l + kl, " = ", 3)) {
+			const char *v = l + kl + 3, *e = strchr(v, '\n');
+			size_t n = e ? (size_t)(e - v) : strlen(v);
+
+			snprintf(val, len, "%.*s", (int)(n < len ? n : len - 1), v);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* May a change of @key alone (@c: the running config with it changed) be
+ * applied in place?  Alert keys and the analyzers' thresholds can. */
+static bool rt_key_is_live(const struct config *old, const struct config *c, const char *key)
+{
+	struct config *a, *b;
+	bool live;
+
+	if (!strncmp(key, "alert_", 6))
+		return true;
+	if (c->analyzer.window_ns != old->analyzer.window_ns ||
+	    c->analyzer.group_by != old->analyzer.group_by)
+		return false;
+	/* an analyzer threshold: nothing outside cfg.analyzer changed */
+	a = malloc(sizeof(*a));
+	b = malloc(sizeof(*b));
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return false;
+	}
+	*a = *old;
+	*b = *c;
+	memset(&a->analyzer, 0, sizeof(a->analyzer));
+	memset(&b->analyzer, 0, sizeof(b->analyzer));
+	live = !memcmp(a, b, sizeof(*a));
+	free(a);
+	free(b);
+	return live;
+}
+
+/*
+ * SIGHUP: re-read the file and apply what can change in place (alert keys,
+ * the analyzers' thresholds); each changed key that needs a restart is named.
+ */
 static void rt_reload(struct runtime *rt)
 {
-	struct config c;
+	struct config *c = malloc(sizeof(*c)), *one = malloc(sizeof(*one));
+	char *told = NULL, *tnew = NULL, *applied = NULL, *restart = NULL;
+	size_t alen = 0, rlen = 0;
+	FILE *fa = NULL, *fr = NULL;
 	char err[256];
 
 	sd_notify(0, "RELOADING=1");
-	if (rt_config_read(rt->o, &c, err)) {
+	if (!c || !one)
+		goto oom;
+	if (rt_config_read(rt->o, c, err)) {
 		rt_log(rt, LOG_ERR, "reload: %s (keeping the running configuration)", err);
-	} else {
-		if (strcmp(c.db, rt->cfg.db) || strcmp(c.listen, rt->cfg.listen) ||
-		    c.source != rt->cfg.source || c.analyzer.window_ns != rt->cfg.analyzer.window_ns ||
-		    c.ring_buffer_kb != rt->cfg.ring_buffer_kb)
-			rt_log(rt, LOG_WARN, "reload: db, listen, source, window and buffer sizes "
-			       "take effect at the next start");
-		/* what can change in place */
-		memcpy(rt->cfg.alert_hook, c.alert_hook, sizeof(c.alert_hook));
-		rt->cfg.alert_hook_timeout_s = c.alert_hook_timeout_s;
-		rt->cfg.alert_min_ns = c.alert_min_ns;
-		rt->cfg.alert_hysteresis = c.alert_hysteresis;
-		rt->cfg.alert_overload_ns = c.alert_overload_ns;
-		rt->cfg.alert_lost_events = c.alert_lost_events;
-		alerts_config(rt->alerts, &rt->cfg);
-		rt_log(rt, LOG_INFO, "configuration reloaded from %s", rt->o->config_path);
+		goto out;
 	}
+	told = rt_config_text(&rt->cfg);
+	tnew = rt_config_text(c);
+	fa = open_memstream(&applied, &alen);
+	fr = open_memstream(&restart, &rlen);
+	if (!told || !tnew || !fa || !fr)
+		goto oom;
+	/* every key line of the new text whose value differs from the running one */
+	for (const char *l = tnew; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		char key[64], vold[CONFIG_PATH_MAX], vnew[CONFIG_PATH_MAX], kerr[256];
+		const char *eq;
+
+		if (*l == '#' || *l == '\n' || !(eq = strstr(l, " = ")) || eq - l >= (long)sizeof(key))
+			continue;
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - l), l);
+		if (!rt_config_value(tnew, key, vnew, sizeof(vnew)) ||
+		    (rt_config_value(told, key, vold, sizeof(vold)) && !strcmp(vold, vnew)))
+			continue;
+		*one = rt->cfg;
+		if (config_set(one, key, vnew, kerr) == 0 && rt_key_is_live(&rt->cfg, one, key))
+			fprintf(fa, "%s%s", ftell(fa) ? ", " : "", key);
+		else
+			fprintf(fr, "%s%s", ftell(fr) ? ", " : "", key);
+	}
+	if (fclose(fa) | fclose(fr)) {
+		fa = fr = NULL;
+		goto oom;
+	}
+	fa = fr = NULL;
+	/* what can change in place */
+	memcpy(rt->cfg.alert_hook, c->alert_hook, sizeof(c->alert_hook));
+	rt->cfg.alert_hook_timeout_s = c->alert_hook_timeout_s;
+	rt->cfg.alert_min_ns = c->alert_min_ns;
+	rt->cfg.alert_hysteresis = c->alert_hysteresis;
+	rt->cfg.alert_overload_ns = c->alert_overload_ns;
+	rt->cfg.alert_lost_events = c->alert_lost_events;
+	alerts_config(rt->alerts, &rt->cfg);
+	{
+		uint64_t win = rt->cfg.analyzer.window_ns;
+		int group_by = rt->cfg.analyzer.group_by;
+
+		rt->cfg.analyzer = c->analyzer;
+		rt->cfg.analyzer.window_ns = win;
+		rt->cfg.analyzer.group_by = group_by;
+		pipeline_reconfigure(rt->p, &rt->cfg.analyzer);
+	}
+	rt_log(rt, LOG_INFO, "configuration reloaded from %s: %s%s", rt->o->config_path,
+	       applied[0] ? "applied " : "no change applied", applied);
+	if (restart[0])
+		rt_log(rt, LOG_WARN, "reload: %s changed; it takes effect at the next start "
+		       "(the running value stays)", restart);
+	goto out;
+oom:
+	rt_log(rt, LOG_ERR, "reload: out of memory (keeping the running configuration)");
+out:
+	if (fa)
+		fclose(fa);
+	if (fr)
+		fclose(fr);
+	free(applied);
+	free(restart);
+	free(told);
+	free(tnew);
+	free(one);
+	free(c);
 	sd_notify(0, "READY=1");
 }
 
@@ -574,10 +723,10 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 			last_wd = now;
 		}
 		if (now - last_status >= 10000000000ull) {
-			const struct model *m = pipeline_model(rt.p);
+			char st[256];
 
-			sd_notifyf(0, "STATUS=%s: %" PRIu64 " events, %" PRIu64 " lost, %zu tasks",
-				   rt.source_name, m->events, m->lost_events, m->nr_tasks);
+			rt_status_line(&rt, st, sizeof(st));
+			sd_notifyf(0, "STATUS=%s", st);
 			last_status = now;
 		}
 		alerts_poll(rt.alerts);
@@ -600,8 +749,12 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 	{
 		const struct model *m = pipeline_model(rt.p);
 
+		char st[256];
+
 		rt_log(&rt, LOG_INFO, "stopped: %" PRIu64 " windows, %" PRIu64 " events, %" PRIu64
 		       " lost", rt.windows, m->events, m->lost_events);
+		rt_status_line(&rt, st, sizeof(st));
+		sd_notifyf(0, "STATUS=stopped: %s", st);
 	}
 	rc = 0;
 out:

@@ -103,6 +103,26 @@ static struct imb_event *heap_slot(struct source_bpf *s)
 	return &s->heap[s->nr_held].ev;
 }
 
+/*
+ * A reader that fell behind (a loaded host, a burst) grows the heap to a
+ * whole ring's worth of records; give that memory back once it has drained.
+ */
+static void heap_shrink(struct source_bpf *s)
+{
+	size_t cap = s->cap_held;
+	struct held *h;
+
+	while (cap > 4096 && s->nr_held * 4 < cap)
+		cap /= 2;
+	if (cap == s->cap_held)
+		return;
+	h = realloc(s->heap, cap * sizeof(*h));
+	if (h) {
+		s->heap = h;
+		s->cap_held = cap;
+	}
+}
+
 /* Sift up the element just written into heap_slot(). */
 static void heap_push_commit(struct source_bpf *s)
 {
@@ -459,6 +479,7 @@ static int deliver(struct source_bpf *s, uint64_t until, imb_event_fn fn, void *
 		if (ret < 0)
 			return ret;
 	}
+	heap_shrink(s);
 	return n;
 }
 
