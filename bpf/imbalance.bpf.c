@@ -166,7 +166,7 @@ static __always_inline __u64 imb_tg_wire_id(struct task_group *tg)
 /* The task group of the cfs_rq @se is queued on (group scheduling: cfs_rq->tg). */
 static __always_inline __u64 imb_se_parent_group(struct sched_entity *se)
 {
-	struct cfs_rq *cfs_rq;
+	struct cfs_rq *cfs_rq = NULL;	/* its type names the field checked below */
 
 	if (!bpf_core_field_exists(se->cfs_rq) || !bpf_core_field_exists(cfs_rq->tg))
 		return 0;
