@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,6 +28,7 @@
 #include <trace-cmd/trace-cmd.h>
 
 #include "daemon/source.h"
+#include "daemon/source_tracedat.h"
 #include "daemon/tracedat_repair.h"
 
 /* Exported by libtracecmd 3.1 but only declared in its private header. */
@@ -73,6 +75,8 @@ struct td_field {
 
 struct td_event {
 	int id;			/* tep event id, -1 absent */
+	const char *name;	/* the name found in the file */
+	const char *missing;	/* a required field the format lacks, or NULL */
 	struct td_field f[TD_MAX_FIELDS];
 };
 
@@ -112,21 +116,105 @@ static const struct td_desc td_desc[TD__COUNT] = {
 	[TD_NUMA_SWAP] = { "sched", "sched_swap_numa", NULL,
 		{ "src_pid", "src_tgid", "src_ngid", "src_cpu", "src_nid", "dst_pid", "dst_tgid",
 		  "dst_ngid", "dst_cpu", "dst_nid" }, { NULL }, 0x3ff, IMB_EV_NUMA_SWAP },
+	/*
+	 * Before 5.10 sched_stick_numa used sched_move_numa's layout (pid,
+	 * tgid, ngid, src_cpu, src_nid, dst_cpu, dst_nid): both are accepted,
+	 * the dst task's fields being 0 in the old one.
+	 */
 	[TD_NUMA_STICK] = { "sched", "sched_stick_numa", NULL,
 		{ "src_pid", "src_tgid", "src_ngid", "src_cpu", "src_nid", "dst_pid", "dst_tgid",
-		  "dst_ngid", "dst_cpu", "dst_nid" }, { NULL }, 0x3ff, IMB_EV_NUMA_STICK },
+		  "dst_ngid", "dst_cpu", "dst_nid" }, { "pid", "tgid", "ngid" }, 0x31f,
+		IMB_EV_NUMA_STICK },
 	/*
-	 * Out-of-tree PELT events (LISA's sched_tp module): the kernel's
-	 * averages at its own update instants.  "runnable" was "rbl_load"
-	 * before 5.7.
+	 * Out-of-tree PELT events: the kernel's averages at its own update
+	 * instants.  LISA's kernel module (system "lisa") names them
+	 * lisa__sched_pelt_cfs / lisa__sched_pelt_se; its older sched_tp
+	 * module and Android kernels sched_pelt_cfs / sched_pelt_se.  The
+	 * runnable average is there only with the module's SCHED_AVG_RBL
+	 * feature, named "rbl_load" before 5.7: optional (0 when absent).
 	 */
-	[TD_PELT_CFS] = { NULL, "sched_pelt_cfs", NULL,
+	[TD_PELT_CFS] = { NULL, "sched_pelt_cfs", "lisa__sched_pelt_cfs",
 		{ "cpu", "path", "load", "runnable", "util", "update_time" },
-		{ NULL, NULL, NULL, "rbl_load" }, 0x1d, IMB_EV_PELT_CFS },
-	[TD_PELT_SE] = { NULL, "sched_pelt_se", NULL,
+		{ NULL, NULL, NULL, "rbl_load" }, 0x35, IMB_EV_PELT_CFS },
+	[TD_PELT_SE] = { NULL, "sched_pelt_se", "lisa__sched_pelt_se",
 		{ "cpu", "path", "comm", "pid", "load", "runnable", "util", "update_time" },
 		{ NULL, NULL, NULL, NULL, NULL, "rbl_load" }, 0xd9, IMB_EV_PELT_SE },
 };
+
+/*
+ * Where the reading process is, for telling a crash of libtracecmd on a
+ * damaged file (a corrupted file) from a crash in our own decoding (a bug):
+ * TD_PHASE_OURS while td_record, td_resolve or tracedat_repair run.  The
+ * reading child writes it into a shared page that the parent reads after
+ * the child died; in-process it is a static.
+ */
+enum { TD_PHASE_LIB, TD_PHASE_OURS };
+
+struct td_watch {
+	volatile int phase;
+	volatile int sanitizer;		/* a sanitizer report ended the process */
+};
+
+static struct td_watch td_watch_local;
+static struct td_watch *td_watch = &td_watch_local;
+
+static int td_enter(void)
+{
+	int old = td_watch->phase;
+
+	td_watch->phase = TD_PHASE_OURS;
+	return old;
+}
+
+static void td_leave(int old)
+{
+	td_watch->phase = old;
+}
+
+/* a sanitizer runtime, when linked in, calls this before it ends the process */
+void __sanitizer_set_death_callback(void (*cb)(void)) __attribute__((weak));
+
+static void td_on_sanitizer_death(void)
+{
+	td_watch->sanitizer = 1;
+}
+
+/* test hook (source_tracedat.h): fail on purpose at the Nth record */
+static int td_fault_kind;
+static uint64_t td_fault_at, td_fault_seen;
+
+void source_tracedat_fault(int kind, uint64_t at_record)
+{
+	td_fault_kind = kind;
+	td_fault_at = at_record;
+	td_fault_seen = 0;
+}
+
+static void td_fault(void)
+{
+	if (!td_fault_kind || ++td_fault_seen != td_fault_at)
+		return;
+	switch (td_fault_kind) {
+	case TD_FAULT_SIGNAL:
+		raise(SIGSEGV);
+		break;
+	case TD_FAULT_OVERFLOW: {
+		/* a heap read one past the end: a sanitizer report */
+		volatile size_t i = 8;
+		volatile char *p = malloc(i);
+
+		if (p) {
+			td_fault_seen += (uint64_t)p[i];
+			free((void *)p);
+		}
+		break;
+	}
+	case TD_FAULT_LIBRARY:
+		td_watch->phase = TD_PHASE_LIB;
+		raise(SIGSEGV);
+		break;
+	}
+}
 
 struct td {
 	const char *path;
@@ -164,7 +252,12 @@ static void td_err(char *err, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Resolve event ids and field offsets once. */
+/*
+ * Resolve event ids and field offsets once.  A required field missing from
+ * sched_switch's format is an error here; from any other event's format it
+ * is an error only when a record of that event appears (trace-cmd extract
+ * saves every event format, also of events never enabled).
+ */
 static int td_resolve(struct td *t)
 {
 	for (int i = 0; i < TD__COUNT; i++) {
@@ -172,6 +265,11 @@ static int td_resolve(struct td *t)
 		struct tep_event *e = tep_find_event_by_name(t->tep, d->system, d->name);
 
 		t->ev[i].id = -1;
+		t->ev[i].name = d->name;
+		if (!e && d->alt_name) {
+			e = tep_find_event_by_name(t->tep, d->system, d->alt_name);
+			t->ev[i].name = d->alt_name;
+		}
 		if (!e)
 			continue;
 		for (int k = 0; k < TD_MAX_FIELDS && d->fields[k]; k++) {
@@ -180,11 +278,15 @@ static int td_resolve(struct td *t)
 			if (!f && d->alt[k])
 				f = tep_find_field(e, d->alt[k]);
 			if (!f) {
-				if (d->required & (1u << k)) {
+				if (!(d->required & (1u << k)))
+					continue;
+				if (i == TD_SWITCH) {
 					td_err(t->err, "%s format lacks field %s", d->name,
 					       d->fields[k]);
 					return -EINVAL;
 				}
+				if (!t->ev[i].missing)
+					t->ev[i].missing = d->fields[k];
 				continue;
 			}
 			t->ev[i].f[k].present = true;
@@ -323,15 +425,14 @@ static int td_emit(struct td *t, struct imb_event *e)
 	return 0;
 }
 
-static int td_record(struct tracecmd_input *h, struct tep_record *r, int cpu, void *data)
+static int td_decode(struct td *t, struct tep_record *r)
 {
-	struct td *t = data;
 	struct imb_event e;
 	const struct td_field *f;
-	int type, i;
+	int type, i, cpu;
 
-	(void)h;
-	cpu = r->cpu;	/* across buffers the callback's index is not the CPU */
+	td_fault();
+	cpu = r->cpu;
 	if (r->missed_events) {
 		memset(&e, 0, sizeof(e));
 		e.ts_ns = r->ts;
@@ -346,6 +447,13 @@ static int td_record(struct tracecmd_input *h, struct tep_record *r, int cpu, vo
 	i = type >= 0 && type <= t->type_max ? t->type_map[type] : -1;
 	if (i < 0)
 		return 0;
+	if (t->ev[i].missing) {
+		td_err(t->err, "%s format lacks field %s (first %s record at %llu ns on CPU %d)",
+		       t->ev[i].name, t->ev[i].missing, t->ev[i].name,
+		       (unsigned long long)r->ts, cpu);
+		t->cb_rc = -EINVAL;
+		return -1;
+	}
 	f = t->ev[i].f;
 	memset(&e, 0, sizeof(e));
 	e.ts_ns = r->ts;
@@ -434,7 +542,24 @@ static int td_record(struct tracecmd_input *h, struct tep_record *r, int cpu, vo
 		e.pelt_se.last_update_time = (uint64_t)fld_num(t, &f[7], r);
 		break;
 	}
+	if (e.cpu < 0 || e.cpu >= IMB_MAX_CPUS) {
+		td_err(t->err, "%s record at %llu ns: cpu %d out of range (0 to %d)",
+		       t->ev[i].name, (unsigned long long)r->ts, e.cpu, IMB_MAX_CPUS - 1);
+		t->cb_rc = -EINVAL;
+		return -1;
+	}
 	return td_emit(t, &e);
+}
+
+static int td_record(struct tracecmd_input *h, struct tep_record *r, int cpu, void *data)
+{
+	int old = td_enter(), rc;
+
+	(void)h;
+	(void)cpu;	/* across buffers the callback's index is not the CPU */
+	rc = td_decode(data, r);
+	td_leave(old);
+	return rc;
 }
 
 static unsigned int td_segment_setting;
@@ -566,7 +691,8 @@ struct td_seg {
  * t->segment records into the pipe, hands back the cursors and counters,
  * and takes the decompressed chunks with it when it exits (the libtracecmd
  * leak above).  A crash in it becomes a crash of the reader, which the
- * parent reports as a corrupted file.
+ * parent reports as a corrupted file or, when it happened in our own code
+ * (td_watch), as an internal error.
  */
 static int td_segment(struct td *t, int ncpu, uint64_t *cursor, bool first)
 {
@@ -745,10 +871,26 @@ static int td_read_inproc(const char *path, imb_event_fn fn, int (*flush)(void *
 	t.max_cpu = -1;
 	t.memfd = -1;
 	t.segment = td_segment_records();
-	t.h = td_open(&t);
+	{
+		int old = td_enter(), cut;
+
+		/* cut inside its last options section: libtracecmd may not say */
+		cut = tracedat_tail_cut(path);
+		td_leave(old);
+		if (cut != TRACEDAT_CUT_MAP)
+			t.h = td_open(&t);
+		if (t.h && cut == TRACEDAT_CUT_STRINGS) {
+			info->truncated = true;
+			snprintf(info->warning, sizeof(info->warning), "file cut off in its string "
+				 "table, after the event data; every event read");
+		}
+	}
 	if (!t.h) {
 		/* cut inside the event data? then read what is there */
+		int old = td_enter();
+
 		rc = tracedat_repair(path, &t.memfd, info->warning, sizeof(info->warning), err);
+		td_leave(old);
 		if (rc)
 			return rc;
 		t.h = td_open(&t);
@@ -766,7 +908,12 @@ static int td_read_inproc(const char *path, imb_event_fn fn, int (*flush)(void *
 		rc = -EINVAL;
 		goto out;
 	}
-	rc = td_resolve(&t);
+	{
+		int old = td_enter();
+
+		rc = td_resolve(&t);
+		td_leave(old);
+	}
 	if (rc)
 		goto out;
 	t.native = tep_is_file_bigendian(t.tep) == tep_is_local_bigendian(t.tep);
@@ -863,17 +1010,22 @@ struct td_trailer {
 	((sizeof(struct td_trailer) + sizeof(struct imb_event) - 1) / sizeof(struct imb_event) * \
 	 sizeof(struct imb_event))
 
-static void td_child(const char *path, int fd)
+static void td_child(const char *path, int fd, int errfd)
 {
 	static struct td_writer w;
 	static char pad[TD_TRAILER_SIZE];
 	struct td_trailer tr;
 	struct imb_event mark;
-	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
-	/* the library prints its own complaints; ours go through the trailer */
-	if (devnull >= 0)
-		dup2(devnull, STDERR_FILENO);
+	/*
+	 * The library prints its own complaints and ours go through the
+	 * trailer: stderr goes to a memfd that the parent shows only when the
+	 * child died in our own code (a sanitizer report, say).
+	 */
+	if (errfd >= 0)
+		dup2(errfd, STDERR_FILENO);
+	if (__sanitizer_set_death_callback)
+		__sanitizer_set_death_callback(td_on_sanitizer_death);
 	signal(SIGPIPE, SIG_DFL);
 	w.fd = fd;
 	memset(&tr, 0, sizeof(tr));
@@ -902,12 +1054,63 @@ static int td_read_all(int fd, void *p, size_t n)
 	return 0;
 }
 
+int source_tracedat_read_inproc(const char *path, imb_event_fn fn, void *ctx,
+				struct source_info *info, char *err)
+{
+	return td_read_inproc(path, fn, NULL, ctx, info, err);
+}
+
+/* The child's stderr after it died in our code: a sanitizer report, say. */
+static void td_show_child_stderr(int errfd)
+{
+	char b[4096];
+	ssize_t r;
+
+	if (errfd < 0 || lseek(errfd, 0, SEEK_SET) < 0)
+		return;
+	while ((r = read(errfd, b, sizeof(b))) > 0)
+		if (td_write_all(STDERR_FILENO, b, (size_t)r))
+			break;
+}
+
+/* How the reading child ended without its trailer, as err; returns -errno. */
+static int td_child_failed(int status, uint64_t n, int errfd, char *err)
+{
+	bool sig = WIFSIGNALED(status);
+	int code = sig ? WTERMSIG(status) : WEXITSTATUS(status);
+
+	/*
+	 * Died inside our own code: by a signal, or by an exit there (our code
+	 * never exits while in it: a sanitizer did, AddressSanitizer calling
+	 * td_on_sanitizer_death first, UBSan not).
+	 */
+	if (td_watch->phase == TD_PHASE_OURS && (sig || code)) {
+		char how[64];
+
+		if (td_watch->sanitizer)
+			snprintf(how, sizeof(how), "failed a sanitizer check");
+		else if (sig)
+			snprintf(how, sizeof(how), "died of %s", strsignal(code));
+		else
+			snprintf(how, sizeof(how), "ended with exit status %d", code);
+		td_show_child_stderr(errfd);
+		td_err(err, "internal error: the trace.dat decoder %s after %llu events "
+		       "(a bug in imbalanced: please report it with this file)", how,
+		       (unsigned long long)n);
+		return -ENOTRECOVERABLE;
+	}
+	td_err(err, "corrupted trace.dat: the trace library failed reading it after %llu "
+	       "events (%s %d)", (unsigned long long)n, sig ? "signal" : "exit status", code);
+	return -EINVAL;
+}
+
 int source_tracedat_read(const char *path, imb_event_fn fn, void *ctx,
 			 struct source_info *info, char *err)
 {
 	static struct imb_event buf[4096];
 	struct td_trailer tr;
-	int pfd[2], rc = 0, status;
+	struct td_watch *watch;
+	int pfd[2], rc = 0, status, errfd;
 	uint64_t n = 0;
 	bool done = false;
 	pid_t pid;
@@ -917,10 +1120,19 @@ int source_tracedat_read(const char *path, imb_event_fn fn, void *ctx,
 	rc = td_check_magic(path, err);
 	if (rc)
 		return rc;
-	if (pipe2(pfd, O_CLOEXEC)) {
-		td_err(err, "pipe: %s", strerror(errno));
-		return -errno;
+	watch = mmap(NULL, sizeof(*watch), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		     -1, 0);
+	if (watch == MAP_FAILED) {
+		td_err(err, "mmap: %s", strerror(errno));
+		return -ENOMEM;
 	}
+	if (pipe2(pfd, O_CLOEXEC)) {
+		rc = -errno;
+		munmap(watch, sizeof(*watch));
+		td_err(err, "pipe: %s", strerror(-rc));
+		return rc;
+	}
+	errfd = memfd_create("imbalanced-reader-stderr", MFD_CLOEXEC);
 	/* fewer, larger hand-overs (best effort: pipe-max-size may be lower) */
 	fcntl(pfd[1], F_SETPIPE_SZ, 1 << 20);
 	fflush(NULL);
@@ -929,12 +1141,16 @@ int source_tracedat_read(const char *path, imb_event_fn fn, void *ctx,
 		rc = -errno;
 		close(pfd[0]);
 		close(pfd[1]);
+		if (errfd >= 0)
+			close(errfd);
+		munmap(watch, sizeof(*watch));
 		td_err(err, "fork: %s", strerror(-rc));
 		return rc;
 	}
 	if (pid == 0) {
 		close(pfd[0]);
-		td_child(path, pfd[1]);
+		td_watch = watch;
+		td_child(path, pfd[1], errfd);
 	}
 	close(pfd[1]);
 	while (!done) {
@@ -971,6 +1187,9 @@ int source_tracedat_read(const char *path, imb_event_fn fn, void *ctx,
 				kill(pid, SIGKILL);
 				close(pfd[0]);
 				waitpid(pid, &status, 0);
+				if (errfd >= 0)
+					close(errfd);
+				munmap(watch, sizeof(*watch));
 				td_err(err, "%s", strerror(-rc));
 				return rc;
 			}
@@ -980,12 +1199,17 @@ int source_tracedat_read(const char *path, imb_event_fn fn, void *ctx,
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (!done) {
-		td_err(err, "corrupted trace.dat: the trace library failed reading it after %llu "
-		       "events (%s %d)", (unsigned long long)n,
-		       WIFSIGNALED(status) ? "signal" : "exit status",
-		       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-		return -EINVAL;
+		struct td_watch *own = td_watch;
+
+		td_watch = watch;
+		rc = td_child_failed(status, n, errfd, err);
+		td_watch = own;
 	}
+	if (errfd >= 0)
+		close(errfd);
+	munmap(watch, sizeof(*watch));
+	if (!done)
+		return rc;
 	*info = tr.info;
 	if (tr.rc) {
 		snprintf(err, SOURCE_ERR_LEN, "%s", tr.err);

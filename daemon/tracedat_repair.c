@@ -40,6 +40,7 @@
 #define OPT_CPUCOUNT	8
 #define SEC_HDR_SIZE	16	/* u16 id, u16 flags, u32 string id, u64 size */
 #define SEC_COMPRESSED	0x1
+#define SEC_STRINGS	15	/* the string table section */
 #define MAX_CPUS	4096
 
 struct buf {
@@ -121,6 +122,90 @@ static int repair_fail(char *err, int rc, const char *fmt, ...)
 	return rc;
 }
 
+int tracedat_tail_cut(const char *path)
+{
+	unsigned char hdr[64], sh[SEC_HDR_SIZE];
+	struct buf b = { hdr, 0 };
+	uint64_t opt_off, size, next = 0, last_end = 0;
+	uint32_t strid = 0;
+	size_t off = 18;
+	struct stat st;
+	ssize_t n;
+	int fd, cut = TRACEDAT_COMPLETE;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = pread(fd, hdr, sizeof(hdr), 0);
+	if (fstat(fd, &st) || n < 32 || hdr[10] != '7' || hdr[11] || hdr[12]) {
+		close(fd);
+		return 0;
+	}
+	b.len = (size_t)n;
+	/* magic, "7\0", endian, long size, page size, then two strings */
+	if (!skip_str(&b, &off) || !skip_str(&b, &off) || !rd64(&b, off, &opt_off)) {
+		close(fd);
+		return 0;
+	}
+	/* each options section ends with a DONE option: the next one's offset */
+	for (int hops = 0; opt_off && hops < 64; hops++) {
+		struct buf sb = { sh, sizeof(sh) };
+		unsigned char done[14];
+		struct buf db = { done, sizeof(done) };
+		uint16_t id;
+		uint32_t olen;
+
+		if (opt_off + SEC_HDR_SIZE > (uint64_t)st.st_size ||
+		    pread(fd, sh, sizeof(sh), (off_t)opt_off) != (ssize_t)sizeof(sh)) {
+			cut = TRACEDAT_CUT_MAP;
+			break;
+		}
+		rd64(&sb, 8, &size);
+		rd16(&sb, 2, &id);
+		rd32(&sb, 4, &strid);
+		if (sh[0] || sh[1] || (id & SEC_COMPRESSED))
+			break;		/* not a plain options section: libtracecmd's call */
+		if (opt_off + SEC_HDR_SIZE + size > (uint64_t)st.st_size || size < sizeof(done)) {
+			if (size >= sizeof(done))
+				cut = TRACEDAT_CUT_MAP;
+			break;
+		}
+		last_end = opt_off + SEC_HDR_SIZE + size;
+		if (pread(fd, done, sizeof(done), (off_t)(opt_off + SEC_HDR_SIZE + size -
+							 sizeof(done))) != (ssize_t)sizeof(done))
+			break;
+		rd16(&db, 0, &id);
+		rd32(&db, 2, &olen);
+		if (id != OPT_DONE || olen != 8)
+			break;
+		rd64(&db, 6, &next);
+		if (next && next <= opt_off)
+			break;
+		opt_off = next;
+	}
+	/*
+	 * After the last options section trace-cmd writes the string table
+	 * that the sections' names (string ids) point into: missing or cut,
+	 * the file was cut after its events.
+	 */
+	if (cut == TRACEDAT_COMPLETE && !opt_off && last_end && strid) {
+		if (last_end + SEC_HDR_SIZE > (uint64_t)st.st_size ||
+		    pread(fd, sh, sizeof(sh), (off_t)last_end) != (ssize_t)sizeof(sh)) {
+			cut = TRACEDAT_CUT_STRINGS;
+		} else {
+			struct buf sb = { sh, sizeof(sh) };
+			uint16_t id;
+
+			rd16(&sb, 0, &id);
+			rd64(&sb, 8, &size);
+			if (id == SEC_STRINGS && last_end + SEC_HDR_SIZE + size > (uint64_t)st.st_size)
+				cut = TRACEDAT_CUT_STRINGS;
+		}
+	}
+	close(fd);
+	return cut;
+}
+
 int tracedat_repair(const char *path, int *fd_out, char *warning, size_t wlen, char *err)
 {
 	struct buf b;
@@ -130,10 +215,10 @@ int tracedat_repair(const char *path, int *fd_out, char *warning, size_t wlen, c
 	uint64_t opt_off, done_pos = 0, fly_off;
 	char clock[32] = "local";
 	struct cpu_data *cpu = NULL;
-	size_t off, end, out_len, sect, cut_cpu = SIZE_MAX;
+	size_t off, end, out_len, sect = 0, cut_cpu = SIZE_MAX, data_end;
 	uint16_t id, flags;
 	uint64_t size;
-	bool compressed;
+	bool compressed, tail_cut = false;
 	int fd, mfd = -1, rc;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -177,10 +262,21 @@ int tracedat_repair(const char *path, int *fd_out, char *warning, size_t wlen, c
 	/* follow the options chain as far as the file goes */
 	for (;;) {
 		size_t o, oend;
+		uint16_t fid = 0;
 
 		if (!rd16(&b, opt_off, &id) || !rd16(&b, opt_off + 2, &flags) ||
 		    !rd32(&b, opt_off + 4, &strid) || !rd64(&b, opt_off + 8, &size) ||
 		    opt_off + SEC_HDR_SIZE + size > b.len) {
+			/*
+			 * Cut inside the last options section, the one after
+			 * the event data (it holds the data map): the data
+			 * are all there.
+			 */
+			if (done_pos && opt_off > sect && rd16(&b, sect, &fid) &&
+			    fid == OPT_BUFFER) {
+				tail_cut = true;
+				break;
+			}
 			rc = repair_fail(err, -EINVAL, "options section at offset %llu cut off "
 					 "(before the event data)", (unsigned long long)opt_off);
 			goto out;
@@ -228,8 +324,13 @@ int tracedat_repair(const char *path, int *fd_out, char *warning, size_t wlen, c
 		}
 		rd64(&b, done_pos, &opt_off);
 		sect = oend;
-		if (!opt_off || opt_off >= b.len)
-			break;		/* the next section is past the cut */
+		if (!opt_off)
+			break;
+		if (opt_off >= b.len) {
+			/* the next section is past the cut */
+			tail_cut = opt_off > sect && rd16(&b, sect, &fid) && fid == OPT_BUFFER;
+			break;
+		}
 		if (opt_off < oend) {
 			rc = repair_fail(err, -EINVAL, "options chain loops (corrupted)");
 			goto out;
@@ -243,6 +344,9 @@ int tracedat_repair(const char *path, int *fd_out, char *warning, size_t wlen, c
 		rc = repair_fail(err, -EINVAL, "no CPU count in the options (corrupted)");
 		goto out;
 	}
+
+	/* with the last options section cut, the data end where it starts */
+	data_end = tail_cut && opt_off < b.len ? (size_t)opt_off : b.len;
 
 	/* the flyrecord section follows the last options section read */
 	fly_off = sect;
@@ -262,7 +366,7 @@ int tracedat_repair(const char *path, int *fd_out, char *warning, size_t wlen, c
 		size_t start = off;
 
 		cpu[c].off = start;
-		if (cut_cpu != SIZE_MAX || start >= b.len) {
+		if (cut_cpu != SIZE_MAX || start >= data_end) {
 			if (cut_cpu == SIZE_MAX)
 				cut_cpu = c;
 			cpu[c].off = end;
@@ -277,7 +381,7 @@ int tracedat_repair(const char *path, int *fd_out, char *warning, size_t wlen, c
 				cpu[c].off = end;
 				continue;
 			}
-			while (good < count && rd32(&b, pos, &csize) && pos + 8 + csize <= b.len) {
+			while (good < count && rd32(&b, pos, &csize) && pos + 8 + csize <= data_end) {
 				pos += 8 + csize;
 				good++;
 			}
@@ -290,7 +394,7 @@ int tracedat_repair(const char *path, int *fd_out, char *warning, size_t wlen, c
 			off = align_up(pos, page_size);
 		} else {
 			/* raw pages: as many whole pages as the file holds for this CPU */
-			size_t pages = (b.len - start) / page_size;
+			size_t pages = (data_end - start) / page_size;
 
 			cpu[c].size = pages * page_size;
 			end = start + cpu[c].size;
@@ -298,7 +402,7 @@ int tracedat_repair(const char *path, int *fd_out, char *warning, size_t wlen, c
 			off = end;
 		}
 	}
-	if (cut_cpu == SIZE_MAX) {
+	if (cut_cpu == SIZE_MAX && (!tail_cut || end > opt_off)) {
 		rc = repair_fail(err, -EINVAL, "event data complete but its map is missing "
 				 "(corrupted)");
 		goto out;
@@ -384,8 +488,12 @@ int tracedat_repair(const char *path, int *fd_out, char *warning, size_t wlen, c
 		w += (size_t)n;
 	}
 	lseek(mfd, 0, SEEK_SET);
-	snprintf(warning, wlen, "file cut off inside the event data of CPU %zu at offset %zu; "
-		 "analysed up to the cut", cut_cpu, b.len);
+	if (cut_cpu == SIZE_MAX)
+		snprintf(warning, wlen, "file cut off at offset %zu, in its last options section "
+			 "after the event data (the data map, rebuilt); every event read", b.len);
+	else
+		snprintf(warning, wlen, "file cut off inside the event data of CPU %zu at offset "
+			 "%zu; analysed up to the cut", cut_cpu, b.len);
 	*fd_out = mfd;
 	rc = 0;
 out:

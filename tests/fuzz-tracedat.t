@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # fuzz-tracedat.t - a short libFuzzer run (FUZZ_TIME seconds, default 25) of
-# tests/fuzz_tracedat.c through tests/fuzz.sh: source_tracedat_read() under
+# tests/fuzz_tracedat.c through tests/fuzz.sh: source_tracedat_read_inproc() under
 # ASan+UBSan, seeded with the trace.dat fixtures.  TAP output.
 : "${top_srcdir:=.}" "${top_builddir:=.}" "${FUZZ_TIME:=25}"
 export top_srcdir top_builddir

@@ -5,6 +5,8 @@
 #
 #   tests/fuzz.sh TARGET [SECONDS] [SEED...]
 #
+# SECONDS defaults to $FUZZ_TIME, else 20 (FUZZ_TIME=3600 tests/fuzz.sh
+# tracedat fuzzes for an hour).
 # TARGET names tests/fuzz_TARGET.c; the sources it links are listed below
 # (add a case for a new target).  Work files go to $FUZZ_DIR (default
 # $top_builddir/tests/fuzz-TARGET.dir): the binary, corpus/, run.log and any
@@ -12,8 +14,11 @@
 # 77 clang or its fuzzer runtime missing.  LeakSanitizer uses
 # tests/lsan.supp (leaks inside libtracecmd/libtraceevent only).
 : "${top_srcdir:=$(dirname "$0")/..}" "${top_builddir:=.}"
-target=$1
-secs=${2:-20}
+target=${1-}
+secs=${2:-${FUZZ_TIME:-20}}
+case $secs in
+''|*[!0-9]*) echo "fuzz.sh: SECONDS/FUZZ_TIME: not a whole number of seconds: '$secs'" >&2; exit 2 ;;
+esac
 [ $# -ge 2 ] && shift 2 || shift $#
 CC_FUZZ=${CLANG:-clang}
 dir=${FUZZ_DIR:-$top_builddir/tests/fuzz-$target.dir}

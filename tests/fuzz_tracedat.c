@@ -2,10 +2,14 @@
 /*
  * fuzz_tracedat.c - libFuzzer target for the trace.dat source.
  *
- * Each input is written to a memfd and read by source_tracedat_read()
- * through /proc/self/fd/N, the same path libtracecmd takes for a file.
- * Events delivered must come in time order, and an error must carry a
- * reason.  Any crash, sanitizer report or broken contract aborts.
+ * Each input is written to a memfd and read by source_tracedat_read_inproc()
+ * through /proc/self/fd/N, the same path libtracecmd takes for a file: the
+ * production reader minus its child process, so that our record decoding,
+ * field reads and tracedat_repair run in this process, where the sanitizers
+ * and libFuzzer's coverage see them (a crash in a child would only be a
+ * clean "corrupted" error).  Events delivered must come in time order, and
+ * an error must carry a reason.  Any crash, sanitizer report or broken
+ * contract aborts.
  *
  * Build and run: tests/fuzz.sh tracedat [seconds] (see there).
  */
@@ -20,6 +24,7 @@
 #include <unistd.h>
 
 #include "daemon/source.h"
+#include "daemon/source_tracedat.h"
 
 struct fz {
 	uint64_t last_ts, n;
@@ -52,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	err[0] = 0;
-	rc = source_tracedat_read(path, fz_fn, &z, &info, err);
+	rc = source_tracedat_read_inproc(path, fz_fn, &z, &info, err);
 	close(fd);
 	if (rc < 0 && !err[0])
 		abort();

@@ -15,7 +15,17 @@
 #include <unistd.h>
 
 #include "daemon/source.h"
+#include "daemon/source_tracedat.h"
+#include "daemon/tracedat_repair.h"
 #include "tests/tap.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define HAVE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HAVE_ASAN 1
+#endif
+#endif
 
 struct acc {
 	uint64_t n, by_kind[IMB_EV__COUNT];
@@ -239,6 +249,233 @@ static int write_copy(const char *dst, const unsigned char *buf, size_t len)
 	return fclose(f);
 }
 
+/*
+ * A crash in our own decoding, in the reading child, is an internal error;
+ * a crash inside libtracecmd is a corrupted file.  Also with segments (the
+ * crash then is in a grandchild).  And the in-process reader (the fuzz
+ * target's) delivers the same stream as the child.
+ */
+static void check_faults(const char *path)
+{
+	static const struct {
+		int kind;
+		unsigned int segment;
+		int rc;
+		const char *what, *says;
+	} cases[] = {
+		{ TD_FAULT_SIGNAL, 0, -ENOTRECOVERABLE, "SIGSEGV in our decoding",
+		  "internal error: the trace.dat decoder" },
+		{ TD_FAULT_SIGNAL, 97, -ENOTRECOVERABLE, "SIGSEGV in our decoding, segments",
+		  "internal error" },
+		{ TD_FAULT_LIBRARY, 0, -EINVAL, "SIGSEGV in libtracecmd",
+		  "corrupted trace.dat: the trace library failed" },
+		{ TD_FAULT_LIBRARY, 97, -EINVAL, "SIGSEGV in libtracecmd, segments",
+		  "corrupted trace.dat" },
+#ifdef HAVE_ASAN
+		{ TD_FAULT_OVERFLOW, 0, -ENOTRECOVERABLE, "heap overflow in our decoding",
+		  "internal error: the trace.dat decoder failed a sanitizer check" },
+		{ TD_FAULT_OVERFLOW, 97, -ENOTRECOVERABLE, "heap overflow, segments",
+		  "failed a sanitizer check" },
+#endif
+	};
+	struct digest ref = { 0xcbf29ce484222325ULL, 0 }, in = { 0xcbf29ce484222325ULL, 0 };
+	struct source_info info, iinfo;
+	char err[SOURCE_ERR_LEN];
+	int rc;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct acc a;
+
+		source_tracedat_segment(cases[i].segment);
+		source_tracedat_fault(cases[i].kind, 50);
+		rc = read_acc(path, &a, &info, err);
+		source_tracedat_fault(TD_FAULT_NONE, 0);
+		is_int(rc, cases[i].rc, "%s: rc %d", cases[i].what, cases[i].rc);
+		ok(strstr(err, cases[i].says) != NULL, "%s: '%s'", cases[i].what, err);
+	}
+	source_tracedat_segment(0);
+#ifndef HAVE_ASAN
+	diag("heap overflow cases need AddressSanitizer (--enable-sanitizers)");
+#endif
+	rc = source_tracedat_read(path, digest_fn, &ref, &info, err);
+	ok(rc == 0, "child reader: %llu events (%s)", (unsigned long long)ref.n, rc ? err : "ok");
+	rc = source_tracedat_read_inproc(path, digest_fn, &in, &iinfo, err);
+	ok(rc == 0 && in.n == ref.n && in.h == ref.h && iinfo.events == info.events,
+	   "in-process reader: the same %llu events byte for byte (%s)",
+	   (unsigned long long)in.n, rc ? err : "ok");
+}
+
+/*
+ * pelt-lost.dat (tests/fixtures/pelt-uprobe.sh): kernel-written records of
+ * events named lisa__sched_pelt_cfs (no runnable field) and
+ * lisa__sched_pelt_se (runnable as rbl_load) whose values follow from
+ * "load" (pelt-uprobe.c), and missed-event markers (a 4 KiB buffer
+ * overran on both CPUs).
+ */
+struct pelt_acc {
+	uint64_t cfs, se, lost, lost_sum, bad;
+};
+
+static int pelt_fn(const struct imb_event *e, void *ctx)
+{
+	struct pelt_acc *p = ctx;
+
+	switch (e->kind) {
+	case IMB_EV_PELT_CFS: {
+		const struct imb_ev_pelt_cfs *c = &e->pelt_cfs;
+		uint64_t i = c->load_avg - 1000;
+
+		p->cfs++;
+		if (c->util_avg != 2000 + i || c->last_update_time != 3000000 + i ||
+		    c->runnable_avg != 0 || e->cpu != (int)(i % 2) || c->root != !(i % 2))
+			p->bad++;
+		break;
+	}
+	case IMB_EV_PELT_SE: {
+		const struct imb_ev_pelt_se *x = &e->pelt_se;
+		uint64_t i = x->load_avg - 1000;
+
+		p->se++;
+		if (x->util_avg != 2000 + i || x->last_update_time != 3000000 + i ||
+		    x->runnable_avg != 4000 + i || x->pid != (int)(100 + i) || e->cpu != (int)(i % 2))
+			p->bad++;
+		break;
+	}
+	case IMB_EV_LOST:
+		p->lost++;
+		p->lost_sum += e->lost.count;
+		break;
+	}
+	return 0;
+}
+
+static void check_pelt_lost(const char *dir)
+{
+	struct pelt_acc p = { 0 };
+	struct source_info info;
+	char path[4096], err[SOURCE_ERR_LEN];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/pelt-lost.dat", dir);
+	rc = source_tracedat_read(path, pelt_fn, &p, &info, err);
+	ok(rc == 0, "pelt-lost.dat: read (%s)", rc ? err : "ok");
+	ok(p.cfs >= 10 && p.se >= 10 && p.bad == 0,
+	   "pelt-lost.dat: %llu lisa__sched_pelt_cfs and %llu lisa__sched_pelt_se records, "
+	   "%llu with a wrong field", (unsigned long long)p.cfs, (unsigned long long)p.se,
+	   (unsigned long long)p.bad);
+	ok(p.lost == 2 && p.lost_sum == info.lost_events && info.lost_events > 1000,
+	   "pelt-lost.dat: the missed-event markers of both CPUs are %llu lost events "
+	   "counting %llu (info: %llu)", (unsigned long long)p.lost,
+	   (unsigned long long)p.lost_sum, (unsigned long long)info.lost_events);
+}
+
+/* In @buf, within the format text of event @ev, every @from becomes @to. */
+static int edit_format(unsigned char *buf, size_t len, const char *ev, const char *from,
+		       const char *to)
+{
+	char key[128];
+	unsigned char *p, *end, *q;
+	size_t flen = strlen(from);
+	int n = 0;
+
+	snprintf(key, sizeof(key), "name: %s\n", ev);
+	p = memmem(buf, len, key, strlen(key));
+	if (!p || strlen(to) != flen)
+		return 0;
+	end = memmem(p + 1, len - (size_t)(p + 1 - buf), "name: ", 6);
+	if (!end)
+		end = buf + len;
+	while ((q = memmem(p, (size_t)(end - p), from, flen))) {
+		memcpy(q, to, flen);
+		p = q + flen;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Event formats edited in an uncompressed copy of a fixture (made with
+ * trace-cmd convert; the fixtures' formats are compressed): a required
+ * field missing from sched_switch is an error at once; from another event
+ * only when a record of it appears; sched_stick_numa's pre-5.10 layout is
+ * read.
+ */
+static void check_formats(const char *fixture, const char *tmp)
+{
+	static const struct {
+		const char *what, *ev, *edits[3][2];
+		int rc;
+		const char *says;
+	} cases[] = {
+		{ "sched_stick_numa lacking src_pid, no such records", "sched_stick_numa",
+		  { { "src_pid", "xrc_pid" } }, 0, NULL },
+		{ "sched_stick_numa in its pre-5.10 layout", "sched_stick_numa",
+		  { { "src_pid", "    pid" }, { "src_tgid", "    tgid" }, { "src_ngid", "    ngid" } },
+		  0, NULL },
+		{ "sched_migrate_task lacking orig_cpu, with records", "sched_migrate_task",
+		  { { "orig_cpu", "orig_cpX" } }, -EINVAL,
+		  "sched_migrate_task format lacks field orig_cpu (first sched_migrate_task "
+		  "record at " },
+		{ "sched_switch lacking next_prio", "sched_switch",
+		  { { "next_prio", "next_prix" } }, -EINVAL, "sched_switch format lacks field next_prio" },
+	};
+	char u[4200], e[4200], cmd[9000], err[SOURCE_ERR_LEN];
+	struct source_info info;
+	unsigned char *buf;
+	struct acc ref, a;
+	size_t len;
+	FILE *f;
+	int rc;
+
+	snprintf(u, sizeof(u), "%s/u.dat", tmp);
+	snprintf(e, sizeof(e), "%s/e.dat", tmp);
+	snprintf(cmd, sizeof(cmd), "trace-cmd convert --compression none -i '%s' -o '%s' "
+		 ">/dev/null 2>&1", fixture, u);
+	if (system(cmd) != 0 || !(f = fopen(u, "rb"))) {
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+			ok(1, "# SKIP trace-cmd convert not available");
+		return;
+	}
+	fseek(f, 0, SEEK_END);
+	len = (size_t)ftell(f);
+	rewind(f);
+	buf = malloc(len);
+	if (!buf || fread(buf, 1, len, f) != len) {
+		fclose(f);
+		free(buf);
+		ok(0, "read %s", u);
+		return;
+	}
+	fclose(f);
+	rc = read_acc(u, &ref, &info, err);
+	ok(rc == 0 && ref.by_kind[IMB_EV_MIGRATE] > 0 && ref.by_kind[IMB_EV_NUMA_STICK] == 0,
+	   "uncompressed copy: %llu events, %llu migrations (%s)", (unsigned long long)ref.n,
+	   (unsigned long long)ref.by_kind[IMB_EV_MIGRATE], rc ? err : "ok");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned char *c = malloc(len);
+		int n = 0;
+
+		if (!c)
+			break;
+		memcpy(c, buf, len);
+		for (int k = 0; k < 3 && cases[i].edits[k][0]; k++)
+			n += edit_format(c, len, cases[i].ev, cases[i].edits[k][0],
+					 cases[i].edits[k][1]);
+		write_copy(e, c, len);
+		free(c);
+		rc = read_acc(e, &a, &info, err);
+		if (!cases[i].rc)
+			ok(n > 0 && rc == 0 && a.n == ref.n, "%s: read, %llu events (%d edits, %s)",
+			   cases[i].what, (unsigned long long)a.n, n, rc ? err : "ok");
+		else
+			ok(n > 0 && rc == cases[i].rc && strstr(err, cases[i].says) == err,
+			   "%s: '%s'", cases[i].what, err);
+	}
+	unlink(u);
+	unlink(e);
+	free(buf);
+}
+
 int main(void)
 {
 	const char *dir = getenv("top_srcdir");
@@ -259,6 +496,9 @@ int main(void)
 	check_segments(path, "hogs3on2.dat");
 	snprintf(path, sizeof(path), "%s/tests/fixtures/rtapp-periodic.dat", dir);
 	check_segments(path, "rtapp-periodic.dat");
+	snprintf(path, sizeof(path), "%s/tests/fixtures/hogs2on2.dat", dir);
+	check_faults(path);
+	check_pelt_lost(dir);
 
 	/* missing file */
 	rc = read_acc("/nonexistent/x.dat", &a, &info, err);
@@ -295,6 +535,12 @@ int main(void)
 		return tap_done();
 	}
 	snprintf(cut, sizeof(cut), "%s/x.dat", tmp);
+	{
+		char fx[4096];
+
+		snprintf(fx, sizeof(fx), "%s/tests/fixtures/hogs2on2.dat", dir);
+		check_formats(fx, tmp);
+	}
 
 	/* zeroed magic */
 	buf[0] ^= 0xff;
@@ -342,6 +588,46 @@ int main(void)
 	is_int(bad_cut, 0, "263 cuts: %d read up to the cut, %d clean errors", trunc_ok, err_ok);
 	ok(trunc_ok >= 50, "cuts inside the event data are read up to the cut (%d)", trunc_ok);
 
+	/*
+	 * Cuts in the last 256 bytes: the string table (~117 bytes), the last
+	 * options section (the data map, ~98 bytes) and the end of the event
+	 * data.  At every offset the tail check sees the cut (cheap); at every
+	 * 16th and around the section borders a whole read keeps every event
+	 * (or those up to the cut) and says it was cut off.
+	 */
+	{
+		int tail_bad = 0, tail_all = 0, reads = 0, unseen = 0;
+
+		for (size_t back = 1; back <= 256; back++) {
+			size_t at = len - back;
+			int tc;
+
+			write_copy(cut, buf, at);
+			tc = tracedat_tail_cut(cut);
+			if (tc == TRACEDAT_COMPLETE) {
+				unseen++;
+				diag("cut %zu bytes before the end: not seen by tracedat_tail_cut", back);
+			}
+			if (back % 16 && !(back >= 114 && back <= 121) && !(back >= 212 && back <= 219))
+				continue;
+			reads++;
+			rc = read_acc(cut, &a, &info, err);
+			if (rc == 0 && a.monotonic && a.n > 0 && a.n <= full.n && info.truncated &&
+			    strstr(info.warning, "cut off")) {
+				tail_all += a.n == full.n;
+				continue;
+			}
+			tail_bad++;
+			diag("cut %zu bytes before the end: rc %d truncated %d events %llu/%llu "
+			     "err '%s' warning '%s'", back, rc, info.truncated,
+			     (unsigned long long)a.n, (unsigned long long)full.n, err,
+			     info.warning);
+		}
+		is_int(unseen, 0, "cuts 1..256 bytes before the end: each one seen as a cut");
+		is_int(tail_bad, 0, "%d of those cuts read: each read and flagged truncated", reads);
+		ok(tail_all >= 18, "the cuts after the event data keep every event (%d)", tail_all);
+	}
+
 	/* walking back from the end, the first cut that loses events */
 	{
 		size_t at = len;
@@ -372,7 +658,9 @@ int main(void)
 			write_copy(cut, buf, len);
 			buf[at] = old;
 			rc = read_acc(cut, &a, &info, err);
-			if (rc < 0)
+			if (rc == -ENOTRECOVERABLE)
+				diag("flip at %zu: %s", at, err);
+			else if (rc < 0)
 				errs += err[0] != 0;
 			else
 				reads += a.monotonic;
