@@ -17,6 +17,17 @@ const struct cli_verb cli_verbs[] = {
 	{ NULL, NULL },
 };
 
+bool cli_version_asked(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--version"))
+			return true;
+	}
+	return false;
+}
+
 int cli_parse_ns(const char *s, uint64_t default_unit_ns, uint64_t *out)
 {
 	static const struct {

@@ -249,8 +249,15 @@ static int feed_event(const struct imb_event *ev, void *ctx)
 	return pipeline_event(p, ev);
 }
 
+/* ctx: a bool, the header printed (not before the input proved readable) */
 static int dump_event(const struct imb_event *ev, void *ctx)
 {
+	bool *header = ctx;
+
+	if (!*header) {
+		report_dump_header(stdout);
+		*header = true;
+	}
 	return report_dump_event(stdout, ev);
 }
 
@@ -492,10 +499,12 @@ int cmd_analyze(int argc, char **argv)
 			struct source_info info = { 0 };
 			char err[SOURCE_ERR_LEN] = "";
 			const char *path = argv[optind + i];
+			bool header = false;
 			int r;
 
-			report_dump_header(stdout);
-			r = read_file(path, dump_event, NULL, &info, err);
+			r = read_file(path, dump_event, &header, &info, err);
+			if (!r && !header)
+				report_dump_header(stdout);
 			if (r) {
 				fprintf(stderr, "imbalanced: %s: %s\n", path, err[0] ? err : strerror(-r));
 				return CLI_EXIT_USAGE;

@@ -50,8 +50,13 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (const struct cli_verb *v = cli_verbs; v->name; v++)
-		if (!strcmp(v->name, verb))
+		if (!strcmp(v->name, verb)) {
+			if (cli_version_asked(argc - 1, argv + 1)) {
+				printf("imbalanced %s\n", PACKAGE_VERSION);
+				return 0;
+			}
 			return v->main(argc - 1, argv + 1);
+		}
 	fprintf(stderr, "imbalanced: unknown verb '%s' (try 'imbalanced --help')\n", verb);
 	return CLI_EXIT_USAGE;
 }

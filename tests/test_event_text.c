@@ -234,6 +234,12 @@ static void test_errors(void)
 	expect_err("10 bogus cpu=0", "unknown event kind 'bogus'");
 	expect_err("10 switch", "missing field cpu");
 	expect_err("10 switch cpu=-1", "field cpu");
+	expect_exact("10 switch cpu=99999999", "switch: field cpu: not a CPU number (0 to 4095) "
+		     "(column 11)");
+	expect_exact("10 wakeup cpu=4096 pid=1", "wakeup: field cpu: not a CPU number (0 to 4095) "
+		     "(column 11)");
+	ok(event_text_parse("10 switch cpu=4095", 18, &(struct imb_event){ 0 }, longline,
+			    sizeof(longline)) == 0, "cpu=4095, the largest, parses");
 	expect_err("10 switch cpu=0 prev_pid", "is not key=value");
 	expect_err("10 switch cpu=0 color=red", "unknown field 'color'");
 	expect_err("10 switch cpu=0 prev_pid=1 prev_pid=2", "field prev_pid given twice");
