@@ -178,6 +178,11 @@ static void rt_on_window(struct imb_window *w, void *ctx)
 		       w->alerts[i].finding.summary, w->alerts[i].evidence_file[0] ? "; events in " : "",
 		       w->alerts[i].evidence_file);
 	rt_window_trim(w);
+	{
+		const struct model *m = pipeline_model(rt->p);
+
+		snapshot_set_pelt(rt->snap, m->err_cpu, m->err_task, m->has_kernel_pelt);
+	}
 	if (snapshot_publish(rt->snap, w))
 		rt_log(rt, LOG_ERR, "out of memory publishing a window");
 	/* give the memory of exited tasks back (a burst of forks) */
