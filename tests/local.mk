@@ -114,6 +114,7 @@ TESTS += tests/analyze.t tests/live.t tests/bench-analyze-speed.t \
 dist_check_SCRIPTS += tests/analyze.t tests/live.t tests/bench-analyze-speed.t \
 	tests/bench-pelt-accuracy.t tests/bench-live-overhead.t tests/systemd.t tests/alerts.t
 EXTRA_DIST += tests/lsan.supp tests/fixtures/no-switch.dat \
+	tests/fixtures/pelt-lost.dat tests/fixtures/pelt-uprobe.c tests/fixtures/pelt-uprobe.sh \
 	tests/fixtures/hogs3on2.tgids tests/fixtures/hogs2on2.tgids \
 	tests/fixtures/hogs-periodic.tgids tests/fixtures/rtapp-periodic.tgids
 # --- end text format, offline sources and analyze ---
