@@ -322,6 +322,8 @@ struct store *store_open(const char *path, const struct store_opts *opts, const 
 		s->o.minute_days = STORE_DEFAULT_MINUTE_DAYS;
 	if (!s->o.max_tasks_per_window)
 		s->o.max_tasks_per_window = STORE_DEFAULT_MAX_TASKS;
+	if (!s->o.max_jobs_per_window)
+		s->o.max_jobs_per_window = STORE_DEFAULT_MAX_JOBS;
 	if (!s->o.purge_batch)
 		s->o.purge_batch = STORE_DEFAULT_PURGE_BATCH;
 	if (!s->o.busy_timeout_ms)
@@ -501,6 +503,69 @@ static int task_busier(const void *a, const void *b, void *ctx)
 	return bx < by ? 1 : bx > by ? -1 : 0;
 }
 
+/* order_grow - room for @n indexes in s->order */
+static int order_grow(struct store *s, size_t n)
+{
+	uint32_t *o;
+
+	if (s->order_cap >= n)
+		return 0;
+	o = realloc(s->order, n * sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	s->order = o;
+	s->order_cap = n;
+	return 0;
+}
+
+static int job_more_unfair(const void *a, const void *b, void *ctx)
+{
+	const struct imb_job_sample *j = ctx;
+	double x = j[*(const uint32_t *)a].unfairness, y = j[*(const uint32_t *)b].unfairness;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/*
+ * The jobs worth a row: a job of one task is never unfair (and its task
+ * has its own row when it is busy), so only jobs of two or more tasks, the
+ * most unfair first, at most max_jobs_per_window.  On a host with dozens
+ * of single-threaded processes this is what bounds the store's growth.
+ */
+static int store_write_jobs(struct store *s, int64_t run_id, const struct imb_window *w)
+{
+	sqlite3_stmt *st = s->st[ST_JOB];
+	size_t n = 0, keep;
+	int rc;
+
+	if ((rc = order_grow(s, w->nr_jobs)))
+		return rc;
+	for (size_t i = 0; i < w->nr_jobs; i++)
+		if (w->jobs[i].tasks >= 2)
+			s->order[n++] = (uint32_t)i;
+	keep = n;
+	if (n > s->o.max_jobs_per_window) {
+		keep = s->o.max_jobs_per_window;
+		qsort_r(s->order, n, sizeof(*s->order), job_more_unfair, w->jobs);
+	}
+	for (size_t k = 0; k < keep; k++) {
+		const struct imb_job_sample *j = &w->jobs[s->order[k]];
+
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int64(st, 2, u2i(w->t_end_ns));
+		bind_text(st, 3, j->key, sizeof(j->key));
+		bind_text(st, 4, j->kind, sizeof(j->kind));
+		sqlite3_bind_int64(st, 5, j->tasks);
+		sqlite3_bind_double(st, 6, j->unfairness);
+		sqlite3_bind_double(st, 7, j->mean_deviation);
+		sqlite3_bind_double(st, 8, j->max_deviation);
+		sqlite3_bind_double(st, 9, j->jain_index);
+		if ((rc = st_run(st)))
+			return rc;
+	}
+	return 0;
+}
+
 static int store_write_tasks(struct store *s, int64_t run_id, const struct imb_window *w)
 {
 	size_t n = w->nr_tasks, keep = n;
@@ -509,14 +574,8 @@ static int store_write_tasks(struct store *s, int64_t run_id, const struct imb_w
 
 	if (n > s->o.max_tasks_per_window) {
 		keep = s->o.max_tasks_per_window;
-		if (s->order_cap < n) {
-			uint32_t *o = realloc(s->order, n * sizeof(*o));
-
-			if (!o)
-				return -ENOMEM;
-			s->order = o;
-			s->order_cap = n;
-		}
+		if ((rc = order_grow(s, n)))
+			return rc;
 		for (size_t i = 0; i < n; i++)
 			s->order[i] = (uint32_t)i;
 		qsort_r(s->order, n, sizeof(*s->order), task_busier, w->tasks);
@@ -612,22 +671,8 @@ static int store_write_window(struct store *s, int64_t run_id, const struct imb_
 	}
 	if ((rc = store_write_tasks(s, run_id, w)))
 		return rc;
-	st = s->st[ST_JOB];
-	for (size_t i = 0; i < w->nr_jobs; i++) {
-		const struct imb_job_sample *j = &w->jobs[i];
-
-		sqlite3_bind_int64(st, 1, run_id);
-		sqlite3_bind_int64(st, 2, u2i(w->t_end_ns));
-		bind_text(st, 3, j->key, sizeof(j->key));
-		bind_text(st, 4, j->kind, sizeof(j->kind));
-		sqlite3_bind_int64(st, 5, j->tasks);
-		sqlite3_bind_double(st, 6, j->unfairness);
-		sqlite3_bind_double(st, 7, j->mean_deviation);
-		sqlite3_bind_double(st, 8, j->max_deviation);
-		sqlite3_bind_double(st, 9, j->jain_index);
-		if ((rc = st_run(st)))
-			return rc;
-	}
+	if ((rc = store_write_jobs(s, run_id, w)))
+		return rc;
 	for (size_t i = 0; i < w->nr_findings; i++)
 		if ((rc = store_write_finding(s, run_id, &w->findings[i])))
 			return rc;

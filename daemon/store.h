@@ -31,6 +31,7 @@
 #define STORE_DEFAULT_RAW_DAYS		7
 #define STORE_DEFAULT_MINUTE_DAYS	90
 #define STORE_DEFAULT_MAX_TASKS		16	/* busiest task rows per window; bounds growth */
+#define STORE_DEFAULT_MAX_JOBS		16	/* most unfair job rows per window (jobs of >= 2 tasks) */
 #define STORE_DEFAULT_PURGE_BATCH	2000	/* rows per table per commit */
 #define STORE_DEFAULT_BUSY_MS		5000
 #define STORE_BOUND_WINDOWS		60	/* raw windows per commit over max_bytes */
@@ -44,6 +45,7 @@ struct store_opts {
 	uint32_t raw_days;		/* 0 = default */
 	uint32_t minute_days;		/* 0 = default */
 	uint32_t max_tasks_per_window;	/* 0 = default; busiest tasks first */
+	uint32_t max_jobs_per_window;	/* 0 = default; most unfair jobs first */
 	uint32_t purge_batch;		/* 0 = default */
 	uint32_t busy_timeout_ms;	/* 0 = default */
 	uint64_t max_bytes;		/* soft size bound, 0 = none (see store_window_commit) */

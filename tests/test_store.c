@@ -743,6 +743,53 @@ static void test_kill9(void)
 	}
 }
 
+/*
+ * Job rows: jobs of one task are never unfair and are not stored; of the
+ * others the most unfair STORE_DEFAULT_MAX_JOBS are.
+ */
+static void test_job_rows(void)
+{
+	const char *p = db_path("jobs.db");
+	struct store_run_info ri = { .source = "text", .host = "h", .kernel = "6.18",
+				     .nr_cpus = 2, .window_ns = SEC };
+	struct store *s = open_fake("jobs.db", 0, 0);
+	struct imb_window *w;
+	size_t nj = 2 * STORE_DEFAULT_MAX_JOBS + 40;
+	int64_t run;
+	char want[32];
+
+	fake_now = 1000 * DAY;
+	ok(s != NULL, "jobs: database opens");
+	if (!s)
+		return;
+	run = store_run_begin(s, &ri);
+	w = mk_window(10 * SEC, 4, 1);
+	free(w->jobs);
+	w->nr_jobs = nj;
+	w->jobs = calloc(nj, sizeof(*w->jobs));
+	for (size_t i = 0; i < nj; i++) {
+		struct imb_job_sample *j = &w->jobs[i];
+
+		snprintf(j->key, sizeof(j->key), "process:%zu", 1000 + i);
+		strcpy(j->kind, "process");
+		/* the first 40: one task each, with a (meaningless) high value */
+		j->tasks = i < 40 ? 1 : 2 + (uint32_t)(i % 3);
+		j->unfairness = i < 40 ? 0.99 : (double)(i - 40) / (double)nj;
+	}
+	ok(!store_window_commit(s, run, w), "jobs: a window of %zu jobs commits", nj);
+	imb_window_free(w);
+	store_close(s);
+	snprintf(want, sizeof(want), "%d", STORE_DEFAULT_MAX_JOBS);
+	ok(!strcmp(qtext(p, "SELECT count(*) FROM job_samples"), want),
+	   "jobs: %s rows kept of %zu jobs (got %s)", want, nj, qtext(p, "SELECT count(*) FROM job_samples"));
+	ok(!strcmp(qtext(p, "SELECT count(*) FROM job_samples WHERE tasks < 2"), "0"),
+	   "jobs: no row for a job of one task");
+	snprintf(want, sizeof(want), "process:%zu", 1000 + nj - STORE_DEFAULT_MAX_JOBS);
+	ok(!strcmp(qtext(p, "SELECT key FROM job_samples ORDER BY unfairness LIMIT 1"), want),
+	   "jobs: the most unfair are kept (least unfair kept %s, want %s)",
+	   qtext(p, "SELECT key FROM job_samples ORDER BY unfairness LIMIT 1"), want);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -750,6 +797,7 @@ int main(void)
 		return 1;
 	}
 	test_commit_and_read();
+	test_job_rows();
 	test_migrations();
 	test_retention();
 	test_alert_evidence();
