@@ -1456,10 +1456,27 @@ uint64_t model_err_quantile(const struct model_err_hist *h, double q)
 	return h->max_abs;
 }
 
-static void pelt_from_kernel(struct pelt_avg *a, uint64_t lut, uint64_t load_sum,
+static void pelt_from_kernel(struct pelt_avg *a, unsigned long w, uint64_t lut, uint64_t load_sum,
 			     uint64_t runnable_sum, uint32_t util_sum, uint32_t pc,
 			     uint64_t load_avg, uint64_t runnable_avg, uint64_t util_avg)
 {
+	/*
+	 * Records with averages only (the sched_pelt_* events of out-of-tree
+	 * modules such as LISA's carry no sums nor period_contrib): sums that
+	 * give back these averages, as the kernel's invariant avg = sum /
+	 * divider has it, mid-period (the phase is unknown: at most 1024 of
+	 * the divider's 46718..47742, 1 %).  @w: 1 for a run queue, whose load
+	 * sum is weighted; an entity's weight for an entity, whose is not.
+	 */
+	if (!load_sum && !runnable_sum && !util_sum && !pc &&
+	    (load_avg || runnable_avg || util_avg)) {
+		uint32_t div = PELT_MIN_DIVIDER + 512;
+
+		pc = 512;
+		util_sum = (uint32_t)(util_avg * div);
+		runnable_sum = runnable_avg * div;
+		load_sum = load_avg * div / (w ? w : 1);
+	}
 	a->last_update_time = lut;
 	a->load_sum = load_sum;
 	a->runnable_sum = runnable_sum;
@@ -1564,7 +1581,7 @@ static void ev_pelt_cfs_group(struct model *m, const struct imb_event *ev)
 		uint32_t div;
 
 		g->kseeded = true;
-		pelt_from_kernel(&g->cfs.avg, k->last_update_time, k->load_sum, k->runnable_sum,
+		pelt_from_kernel(&g->cfs.avg, 1, k->last_update_time, k->load_sum, k->runnable_sum,
 				 k->util_sum, k->period_contrib, k->load_avg, k->runnable_avg,
 				 k->util_avg);
 		g->cfs.prop_runnable_sum = 0;
@@ -1624,7 +1641,7 @@ static void ev_pelt_cfs(struct model *m, const struct imb_event *ev)
 	if (!c->kcfs_ns || c->reseed) {
 		c->reseed = false;
 		c->cmp_pending = false;
-		pelt_from_kernel(&c->cfs.avg, k->last_update_time, k->load_sum, k->runnable_sum,
+		pelt_from_kernel(&c->cfs.avg, 1, k->last_update_time, k->load_sum, k->runnable_sum,
 				 k->util_sum, k->period_contrib, k->load_avg, k->runnable_avg,
 				 k->util_avg);
 	} else {
@@ -1673,7 +1690,7 @@ static void ev_pelt_se(struct model *m, const struct imb_event *ev)
 		t->group = tg_internal(k->parent_id);
 	}
 	if (!t->kavg_ns || !t->pelt_valid) {
-		pelt_from_kernel(&t->avg, k->last_update_time, k->load_sum, k->runnable_sum,
+		pelt_from_kernel(&t->avg, task_weight(t), k->last_update_time, k->load_sum, k->runnable_sum,
 				 k->util_sum, k->period_contrib, k->load_avg, k->runnable_avg,
 				 k->util_avg);
 		t->avg.weight = task_weight(t);	/* detach and remove need it */
@@ -1690,7 +1707,7 @@ static void ev_pelt_se(struct model *m, const struct imb_event *ev)
 		err_add(&m->err_task[MODEL_SIG_RUNNABLE], t->avg.runnable_avg, k->runnable_avg);
 		err_add(&m->err_task[MODEL_SIG_LOAD], t->avg.load_avg, k->load_avg);
 	}
-	pelt_from_kernel(&t->kavg, k->last_update_time, k->load_sum, k->runnable_sum,
+	pelt_from_kernel(&t->kavg, task_weight(t), k->last_update_time, k->load_sum, k->runnable_sum,
 			 k->util_sum, k->period_contrib, k->load_avg, k->runnable_avg, k->util_avg);
 	t->kavg_ns = ev->ts_ns;
 }

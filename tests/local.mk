@@ -107,8 +107,8 @@ clean-local-fuzz-text:
 # --- end text event format tests ---
 
 # --- text format, offline sources and analyze (integrator) ---
-TESTS += tests/switch-accounting.t
-dist_check_SCRIPTS += tests/switch-accounting.t
+TESTS += tests/switch-accounting.t tests/pelt-avg-only.t
+dist_check_SCRIPTS += tests/switch-accounting.t tests/pelt-avg-only.t
 TESTS += tests/analyze.t tests/live.t tests/bench-analyze-speed.t \
 	tests/bench-pelt-accuracy.t tests/bench-live-overhead.t tests/systemd.t tests/alerts.t
 dist_check_SCRIPTS += tests/analyze.t tests/live.t tests/bench-analyze-speed.t \
