@@ -14,6 +14,7 @@
 #include "analyzers/pipeline.h"
 #include "daemon/cli.h"
 #include "daemon/conf.h"
+#include "daemon/flightrec.h"
 
 enum key_type { K_UINT, K_NS, K_PCT, K_BOOL, K_STR, K_SOURCE, K_GROUP_BY, K_EVENTS };
 
@@ -128,6 +129,8 @@ static const struct key keys[] = {
 	  "(BPF only, the last three), numa" },
 	{ "max_tasks", K_UINT, OFF(max_tasks), 64, 4194304,
 	  "bound on the task table; exited tasks are evicted first" },
+	{ "max_groups", K_UINT, OFF(max_groups), 16, 1048576,
+	  "bound on the (CPU, task group) table; empty decayed groups go first" },
 	{ "db", K_STR, OFF(db), 0, 0, "SQLite database file (empty: no store)" },
 	{ "retention_days", K_UINT, OFF(retention_days), 1, 3650,
 	  "keep per-window rows this many days" },
@@ -212,6 +215,8 @@ static const struct key keys[] = {
 	  "seconds of raw events kept in memory for alert evidence (0: off)" },
 	{ "flight_recorder_max_events", K_UINT, OFF(flight_recorder_max_events), 1000,
 	  100000000, "bound on the events the flight recorder keeps" },
+	{ "flight_recorder_keep", K_UINT, OFF(flight_recorder_keep), 1, 100000,
+	  "flight-recorder files kept in state_dir; the oldest are deleted" },
 	{ "state_dir", K_STR, OFF(state_dir), 0, 0,
 	  "where flight-recorder files go (default: beside the database)" },
 };
@@ -221,6 +226,7 @@ void config_defaults(struct config *c)
 	memset(c, 0, sizeof(*c));
 	pipeline_config_defaults(&c->analyzer);
 	c->max_tasks = 65536;
+	c->max_groups = MODEL_MAX_GROUPS;
 	c->source = CONFIG_SOURCE_AUTO;
 	c->ring_buffer_kb = 16384;
 	c->tracefs_buffer_kb = 8192;
@@ -242,6 +248,7 @@ void config_defaults(struct config *c)
 	c->alert_overload_ns = 30000000000ull;
 	c->alert_lost_events = 1;
 	c->flight_recorder_s = 30;
+	c->flight_recorder_keep = FLIGHTREC_DEFAULT_KEEP;
 	c->flight_recorder_max_events = 250000;	/* 34 MiB at most: within MemoryMax */
 }
 

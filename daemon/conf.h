@@ -30,6 +30,7 @@ struct config {
 	/* pipeline */
 	struct analyzer_config analyzer;	/* window and thresholds */
 	uint32_t max_tasks;			/* task table bound */
+	uint32_t max_groups;			/* (CPU, task group) table bound */
 	/* sources */
 	int source;				/* enum config_source */
 	uint32_t ring_buffer_kb;		/* BPF ring buffer */
@@ -58,6 +59,7 @@ struct config {
 	uint64_t alert_lost_events;		/* lost events per window to alert */
 	uint32_t flight_recorder_s;		/* seconds of raw events kept */
 	uint32_t flight_recorder_max_events;	/* bound on the recorder */
+	uint32_t flight_recorder_keep;		/* dump files kept in state_dir */
 	char state_dir[CONFIG_PATH_MAX];	/* flight-recorder files, default db */
 };
 

@@ -362,6 +362,7 @@ static int rt_pipeline_new(struct runtime *rt)
 	memset(&mo, 0, sizeof(mo));
 	mo.nr_cpus = rt->host.nr_cpus;
 	mo.max_tasks = rt->cfg.max_tasks;
+	mo.max_groups = rt->cfg.max_groups;
 	for (int i = 0; i < rt->host.nr_cpus && i < MODEL_MAX_CPUS; i++)
 		mo.capacity[i] = rt->host.capacity[i];
 	/* bounded memory: forget exited tasks, unless the run's report wants them */
@@ -656,6 +657,7 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 			rc = -ENOMEM;
 			goto out;
 		}
+		flightrec_set_keep(rt.fr, rt.cfg.flight_recorder_keep);
 	}
 	{
 		struct alerts_sink sink = {
