@@ -751,6 +751,11 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 
 		if (summary && o->report_path)
 			rt_report_write(&rt, summary);
+		/* the findings' final state: episodes closed at the end, whole-run ones */
+		if (summary && rt.store && rt.run_id > 0 &&
+		    store_findings_commit(rt.store, rt.run_id, summary->findings, summary->nr_findings))
+			rt_log(&rt, LOG_ERR, "%s: the findings' final state: %s", rt.cfg.db,
+			       store_last_error(rt.store));
 		imb_window_free(summary);
 	}
 	{

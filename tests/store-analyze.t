@@ -122,5 +122,15 @@ m=$(sqlite3 "$T/long150s.db" "select count(*) from windows_1m")
 [ "$m" -ge 2 ]
 ok $? "long150s: its finished minutes are downsampled too ($m)"
 
+# the daemon's store (run --replay) ends with the same findings, closed
+"$IMB" run --replay "$FIX/hogs3on2.dat" --db "$T/replay.db" --listen '' 2>"$T/replay.err"
+ok $? "run --replay of hogs3on2 into a store exits 0"
+q="select kind || ' ' || subject || ' ' || open from findings order by kind, subject"
+sqlite3 "$T/replay.db" "$q" >"$T/replay.findings"
+sqlite3 "$T/hogs3on2.db" "$q" >"$T/analyze.findings"
+[ -s "$T/replay.findings" ] && cmp -s "$T/replay.findings" "$T/analyze.findings" &&
+	! grep -q ' 1$' "$T/replay.findings"
+ok $? "the daemon stores the findings' final state at exit, as analyze does ($(wc -l <"$T/replay.findings") findings, none left open)"
+
 echo "1..$n"
 exit $fail
