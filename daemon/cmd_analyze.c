@@ -23,6 +23,7 @@
 
 struct analyze_opts {
 	bool json;
+	bool per_window;	/* --per-window: each window's CPU signals in the JSON */
 	bool verbose, quiet;
 	const char *db;
 	const char *topology;
@@ -37,13 +38,14 @@ struct analyze_opts {
 #define OPT_KEY_BASE 1000	/* getopt value of the i-th generic key flag */
 
 enum {
-	OPT_JSON = 256, OPT_DB, OPT_WINDOW, OPT_CAPACITY, OPT_TOPOLOGY, OPT_GROUP_BY,
+	OPT_JSON = 256, OPT_PER_WINDOW, OPT_DB, OPT_WINDOW, OPT_CAPACITY, OPT_TOPOLOGY, OPT_GROUP_BY,
 	OPT_UNFAIR, OPT_UNFAIR_MIN, OPT_IMB_PCT, OPT_DRIFT, OPT_PINGPONG, OPT_FAIL_ON, OPT_TOP,
 	OPT_DUMP, OPT_TGIDS, OPT_PP_MIN, OPT_MIG_MIN, OPT_CONC, OPT_OVL_MIN, OPT_OVL_FRAC,
 };
 
 static const struct option analyze_longopts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "per-window", no_argument, NULL, OPT_PER_WINDOW },
 	{ "db", required_argument, NULL, OPT_DB },
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "capacity", required_argument, NULL, OPT_CAPACITY },
@@ -105,6 +107,7 @@ static void analyze_usage(FILE *f)
 		"\n"
 		"Options:\n"
 		"  --json                 one JSON document on stdout (several files: {\"runs\":[...]})\n"
+		"  --per-window           with --json: each window's CPU signals too (\"windows\")\n"
 		"  --db FILE              also store the runs in this SQLite database\n"
 		"  --window MS            window length (default 1000 ms)\n"
 		"  --capacity LIST        CPU capacities: '1024,512' or '0-3:1024,4-7:512'\n"
@@ -214,15 +217,64 @@ struct analyze_run {
 	int64_t run_id;		/* 0 until the first window */
 	int store_rc;
 	uint64_t window_ns;
+	bool per_window;	/* keep each window's CPU rows for the report */
+	struct report_window *windows;
+	size_t nr_windows, cap_windows;
+	struct imb_cpu_sample *win_cpus;
+	size_t nr_win_cpus, cap_win_cpus;
+	int keep_rc;
 };
 
 static bool file_is_text_name(const char *path);
 
-/* --db: each closed window into the store; the run row at the first one. */
-static void store_window(struct imb_window *w, void *ctx)
+/* --per-window: copy the window's CPU rows for the report. */
+static int keep_window(struct analyze_run *r, const struct imb_window *w)
+{
+	if (r->nr_windows == r->cap_windows) {
+		size_t cap = r->cap_windows ? 2 * r->cap_windows : 64;
+		struct report_window *n = realloc(r->windows, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		r->windows = n;
+		r->cap_windows = cap;
+	}
+	if (r->nr_win_cpus + w->nr_cpus > r->cap_win_cpus) {
+		size_t cap = r->cap_win_cpus ? 2 * r->cap_win_cpus : 256;
+		struct imb_cpu_sample *n;
+
+		while (cap < r->nr_win_cpus + w->nr_cpus)
+			cap *= 2;
+		n = realloc(r->win_cpus, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		r->win_cpus = n;
+		r->cap_win_cpus = cap;
+	}
+	r->windows[r->nr_windows++] = (struct report_window){
+		.t_start_ns = w->t_start_ns, .t_end_ns = w->t_end_ns,
+		.first = r->nr_win_cpus, .nr_cpus = w->nr_cpus,
+	};
+	if (w->nr_cpus)
+		memcpy(r->win_cpus + r->nr_win_cpus, w->cpus, w->nr_cpus * sizeof(*w->cpus));
+	r->nr_win_cpus += w->nr_cpus;
+	return 0;
+}
+
+/*
+ * Each closed window: its CPU rows kept for --per-window; with --db into the
+ * store, the run row at the first one.
+ */
+static void on_window(struct imb_window *w, void *ctx)
 {
 	struct analyze_run *r = ctx;
 
+	if (r->per_window && !r->keep_rc)
+		r->keep_rc = keep_window(r, w);
+	if (!r->store) {
+		imb_window_free(w);
+		return;
+	}
 	if (!r->store_rc && !r->run_id) {
 		struct store_run_info ri = {
 			.started_ns = 0,	/* wall clock now: an offline run starts now */
@@ -374,6 +426,9 @@ int cmd_analyze(int argc, char **argv)
 			continue;
 		}
 		switch (c) {
+		case OPT_PER_WINDOW:
+			o.per_window = true;
+			break;
 		case OPT_JSON:
 			o.json = true;
 			break;
@@ -538,7 +593,9 @@ int cmd_analyze(int argc, char **argv)
 				goto out;
 			}
 		}
-		r->p = pipeline_new(&o.conf.analyzer, &o.mopts, o.db ? store_window : NULL, r);
+		r->per_window = o.per_window && o.json;
+		r->p = pipeline_new(&o.conf.analyzer, &o.mopts,
+				    o.db || r->per_window ? on_window : NULL, r);
 		if (!r->p) {
 			fprintf(stderr, "imbalanced: %s: out of memory\n", r->path);
 			rc = CLI_EXIT_USAGE;
@@ -591,7 +648,16 @@ int cmd_analyze(int argc, char **argv)
 			.model = pipeline_model(runs[i].p),
 			.cfg = pipeline_config(runs[i].p),
 			.summary = runs[i].summary,
+			.windows = runs[i].per_window ? runs[i].windows : NULL,
+			.nr_windows = runs[i].nr_windows,
+			.win_cpus = runs[i].win_cpus,
 		};
+		if (runs[i].keep_rc) {
+			fprintf(stderr, "imbalanced: %s: out of memory keeping the windows\n",
+				runs[i].path);
+			rc = CLI_EXIT_USAGE;
+			goto out;
+		}
 		if (o.fail_on >= 0)
 			for (size_t f = 0; f < runs[i].summary->nr_findings; f++)
 				if (runs[i].summary->findings[f].severity >= o.fail_on)
@@ -617,6 +683,8 @@ out:
 	for (int i = 0; i < nruns; i++) {
 		imb_window_free(runs[i].summary);
 		pipeline_free(runs[i].p);
+		free(runs[i].windows);
+		free(runs[i].win_cpus);
 		store_close(runs[i].store);
 	}
 	free(runs);

@@ -91,6 +91,41 @@ static void json_work_conservation(struct json *j, const struct imb_window *w, u
 	json_object_end(j);
 }
 
+/*
+ * The per-window CPU signals the seed article asks for: runnable_avg,
+ * util_avg and their ratio, nr_running, load/util, and sched_avg (the sum
+ * of util_avg over CPUs), at each window's end.
+ */
+static void json_windows(struct json *j, const struct report_run *r)
+{
+	json_key(j, "windows");
+	json_array_begin(j);
+	for (size_t i = 0; i < r->nr_windows; i++) {
+		const struct report_window *rw = &r->windows[i];
+		uint64_t sched_avg = 0;
+
+		json_object_begin(j);
+		json_kv_uint(j, "t_start_ns", rw->t_start_ns);
+		json_kv_uint(j, "t_end_ns", rw->t_end_ns);
+		json_key(j, "cpus");
+		json_array_begin(j);
+		for (size_t k = 0; k < rw->nr_cpus; k++) {
+			const struct imb_cpu_sample *c = &r->win_cpus[rw->first + k];
+
+			sched_avg += c->util_avg;
+			json_object_begin(j);
+			window_json_cpu_fields(j, c);
+			json_kv_double(j, "runnable_util_ratio", ratio(c->runnable_avg, c->util_avg));
+			json_kv_double(j, "load_util_ratio", ratio(c->load_avg, c->util_avg));
+			json_object_end(j);
+		}
+		json_array_end(j);
+		json_kv_uint(j, "sched_avg", sched_avg);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
 static void json_run(struct json *j, const struct report_run *r)
 {
 	const struct imb_window *w = r->summary;
@@ -161,6 +196,8 @@ static void json_run(struct json *j, const struct report_run *r)
 	json_array_end(j);
 	json_kv_uint(j, "sched_avg", sched_avg);
 	json_work_conservation(j, w, span);
+	if (r->windows)
+		json_windows(j, r);
 
 	json_key(j, "pelt");
 	json_object_begin(j);

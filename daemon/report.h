@@ -14,12 +14,23 @@
 #include "analyzers/window.h"
 #include "daemon/source.h"
 
+/* One window of a run's per-window series (analyze --per-window). */
+struct report_window {
+	uint64_t t_start_ns;
+	uint64_t t_end_ns;
+	size_t first;			/* its CPUs: report_run.win_cpus[first...] */
+	size_t nr_cpus;
+};
+
 struct report_run {
 	const char *path;
 	const struct source_info *info;
 	const struct model *model;
 	const struct analyzer_config *cfg;
 	const struct imb_window *summary;
+	const struct report_window *windows;	/* NULL: no per-window series */
+	size_t nr_windows;
+	const struct imb_cpu_sample *win_cpus;
 };
 
 /**
