@@ -76,3 +76,21 @@ code() {
 	shift
 	curl -s -o "$TMPD/body" -w '%{http_code}' "$@" "$url"
 }
+
+# etag_304 BASE PATH: a conditional GET with the ETag just read gets 304; a
+# window may close in between, then the 200 must carry a new ETag (retry)
+etag_304() {
+	e=$(curl -s -D - -o /dev/null "$1$2" | awk -F': ' 'tolower($1)=="etag"{print $2}' | tr -d '\r')
+	[ -n "$e" ] || return 1
+	n=0
+	while [ $n -lt 10 ]; do
+		r=$(curl -s -D - -o /dev/null -H "If-None-Match: $e" "$1$2" | tr -d '\r')
+		c=$(printf '%s\n' "$r" | awk 'NR==1{print $2}')
+		ne=$(printf '%s\n' "$r" | awk -F': ' 'tolower($1)=="etag"{print $2}')
+		[ "$c" = 304 ] && return 0
+		[ "$c" = 200 ] && [ -n "$ne" ] && [ "$ne" != "$e" ] || return 1
+		e=$ne
+		n=$((n + 1))
+	done
+	return 1
+}

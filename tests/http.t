@@ -90,21 +90,7 @@ check "cpus has an ETag" test -n "$etag"
 # reading the ETag and sending it back. A 200 then must carry a new ETag
 # (that is the next case); try again with it. A 200 with the same ETag, or
 # no 304 in ten tries, fails.
-etag_304() {
-	e=$1
-	n=0
-	while [ $n -lt 10 ]; do
-		r=$(curl -s -D - -o /dev/null -H "If-None-Match: $e" "$B/api/v1/cpus" | tr -d '\r')
-		c=$(printf '%s\n' "$r" | awk 'NR==1{print $2}')
-		ne=$(printf '%s\n' "$r" | awk -F': ' 'tolower($1)=="etag"{print $2}')
-		[ "$c" = 304 ] && return 0
-		[ "$c" = 200 ] && [ -n "$ne" ] && [ "$ne" != "$e" ] || return 1
-		e=$ne
-		n=$((n + 1))
-	done
-	return 1
-}
-check "If-None-Match with the current ETag: 304" etag_304 "$etag"
+check "If-None-Match with the current ETag: 304" etag_304 "$B" /api/v1/cpus
 sleep 0.5
 check "after a new window the ETag no longer matches: 200" test "$(code $B/api/v1/cpus -H "If-None-Match: $etag")" = 200
 check "API responses say Cache-Control: no-cache" sh -c "curl -s -D - -o /dev/null $B/api/v1/jobs | grep -qi '^cache-control: no-cache'"
