@@ -189,13 +189,13 @@ if len(busy) < 8:
     bad.append("fewer than 8 windows with the three threads runnable")
 if covered < 0.8 * len(busy):
     bad.append("machine group overloaded in fewer than 80 % of the windows with the three runnable")
-if n >= 3:
+if n >= 8:
     if one_at_a_time < 0.7 * n:
         bad.append("per-CPU overloaded fractions do not add up to ~1 in 70 % of the hog windows")
     if end_windows < 0.5 * n or end_right < 0.8 * end_windows:
         bad.append("the CPU holding two threads is not the overloaded one at 80 % of the window ends")
 else:
-    print("# per CPU not judged: other work kept the hogs off the CPUs in all but %d windows" % n)
+    print("# per CPU not judged: other work left the hogs both CPUs in only %d windows (8 needed)" % n)
 for b in bad:
     print("# " + b)
 sys.exit(1 if bad else 0)
@@ -317,8 +317,12 @@ ok $? "SIGHUP: the overload findings after the reload use the new threshold (0.5
 # kernel; the daemon keeps running, counts the lost events and reports them
 # in its report, its log and its sd_notify STATUS line (a datagram socket
 # of ours stands in for systemd's).
-python3 -c '
-import os, signal, socket, sys
+# notifier_start - a datagram socket of ours standing in for systemd's
+# NOTIFY_SOCKET: every message the daemon sends goes to $T/notify.log
+notifier_start() {
+	rm -f "$T/notify.sock" "$T/notify.log"
+	python3 -c '
+import signal, socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind(sys.argv[1])
 signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
@@ -327,9 +331,11 @@ with open(sys.argv[2], "a") as f:
         f.write(s.recv(4096).decode() + "\n")
         f.flush()
 ' "$T/notify.sock" "$T/notify.log" &
-notifier=$!
-i=0
-while [ $i -lt 50 ] && [ ! -S "$T/notify.sock" ]; do sleep 0.1; i=$((i + 1)); done
+	notifier=$!
+	i=0
+	while [ $i -lt 50 ] && [ ! -S "$T/notify.sock" ]; do sleep 0.1; i=$((i + 1)); done
+}
+notifier_start
 NOTIFY_SOCKET=$T/notify.sock "$IMB" run --source bpf --listen '' --db '' \
 	--set ring_buffer_kb=64 --set state_dir="$T/state" --report "$T/ring.json" 2>"$T/ring.err" &
 daemon=$!
@@ -428,20 +434,7 @@ ok $? "the top-level tracefs settings are as they were"
 # stays mapped: turned off for this daemon, so that RSS means what it does
 # without the sanitizers.
 history_s=31
-rm -f "$T/notify.sock" "$T/notify.log"
-python3 -c '
-import signal, socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
-with open(sys.argv[2], "a") as f:
-    while True:
-        f.write(s.recv(4096).decode() + "\n")
-        f.flush()
-' "$T/notify.sock" "$T/notify.log" &
-notifier=$!
-i=0
-while [ $i -lt 50 ] && [ ! -S "$T/notify.sock" ]; do sleep 0.1; i=$((i + 1)); done
+notifier_start
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0:allocator_release_to_os_interval_ms=0" \
 NOTIFY_SOCKET=$T/notify.sock \
 	"$IMB" run --source bpf --listen '' --db '' --window 100 --set flight_recorder_s=0 \
