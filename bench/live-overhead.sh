@@ -14,7 +14,8 @@
 # are bare tracepoints with no tracefs event: the daemon records them too,
 # tracefs cannot.  Printed: the load's slowdown under each, the daemon's CPU
 # use and peak RSS, events per second of the daemon's run (its events over
-# its own span) and lost events, also for the pelt_se_rate=20ms variant;
+# its own span) and lost events, also for the pelt_se_rate=20ms variant and
+# for the event reader at nice 0 instead of the default -10;
 # then the daemon's CPU use while 3 busy threads run on the CPUs.  Targets (issue 4): slowdown
 # <= 3 % and below tracefs recording; daemon CPU <= 2 % of one CPU for the
 # 3 hogs; zero lost events.  --quick: a small load, one round.
@@ -92,7 +93,8 @@ tracefs_stop() {
 	rmdir "$inst"
 }
 
-base=0 withd=0 withl=0 witht=0 dcpu=0 events=0 lost=0 hwm=0 dwall=0 dspan=0 llost=0 levents=0
+base=0 withd=0 withl=0 withn=0 witht=0 dcpu=0 events=0 lost=0 hwm=0 dwall=0 dspan=0 llost=0 levents=0
+nlost=0 nevents=0
 # report_counts: "events lost span_ns" of the daemon's run
 report_counts() {
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["events"], r["lost_events"], r["span_ns"])' "$tmp/report.json"
@@ -120,6 +122,14 @@ while [ $r -lt "$rounds" ]; do
 	set -- $(report_counts)
 	levents=$((levents + $1))
 	llost=$((llost + $2))
+	# the event reader at nice 0 instead of the default -10, in the load's
+	# autogroup (started from the same session): what the nice key is for
+	daemon_start --set nice=0
+	withn=$((withn + $(load_once)))
+	daemon_stop
+	set -- $(report_counts)
+	nevents=$((nevents + $1))
+	nlost=$((nlost + $2))
 	tracefs_start
 	witht=$((witht + $(load_once)))
 	tracefs_stop
@@ -137,10 +147,10 @@ daemon_stop
 
 hz=$(getconf CLK_TCK)
 python3 - "$base" "$withd" "$withl" "$witht" "$dcpu" "$dwall" "$events" "$lost" "$hwm" "$hz" \
-	"$hog_cpu" "$hog_wall" "$rounds" "$dspan" "$levents" "$llost" <<'EOF'
+	"$hog_cpu" "$hog_wall" "$rounds" "$dspan" "$levents" "$llost" "$withn" "$nevents" "$nlost" <<'EOF'
 import sys
 (base, withd, withl, witht, dcpu, dwall, events, lost, hwm, hz, hcpu, hwall, rounds, dspan,
- levents, llost) = map(int, sys.argv[1:])
+ levents, llost, withn, nevents, nlost) = map(int, sys.argv[1:])
 sd = 100.0 * (withd - base) / base
 st = 100.0 * (witht - base) / base
 print(f"load (perf bench sched messaging), {rounds} interleaved round(s):")
@@ -148,6 +158,8 @@ print(f"  alone                    {base / rounds / 1e9:8.3f} s")
 print(f"  with imbalanced run      {withd / rounds / 1e9:8.3f} s  slowdown {sd:+6.2f} % (target <= 3 %)")
 print(f"  with pelt_se_rate=20ms   {withl / rounds / 1e9:8.3f} s  slowdown {100.0 * (withl - base) / base:+6.2f} %  "
       f"({levents:,} events, {llost} lost)")
+print(f"  with nice=0 (not -10)    {withn / rounds / 1e9:8.3f} s  slowdown {100.0 * (withn - base) / base:+6.2f} %  "
+      f"({nevents:,} events, {nlost} lost)")
 print(f"  with tracefs recording   {witht / rounds / 1e9:8.3f} s  slowdown {st:+6.2f} %  "
       f"(daemon/tracefs slowdown ratio {((withd / base) / (witht / base)):.3f})")
 print(f"daemon during the load: {100.0 * dcpu / hz / (dwall / 1e9):.1f} % of one CPU, "

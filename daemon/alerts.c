@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "daemon/alerts.h"
+#include "daemon/priority.h"
 #include "daemon/json.h"
 #include "daemon/window_json.h"
 
@@ -235,6 +236,7 @@ static void hook_run(struct alerts *a, const struct imb_alert *al, const char *j
 	if (pid == 0) {
 		/* child: async-signal-safe calls only */
 		setpgid(0, 0);
+		priority_restore_self();	/* the hook runs at the daemon's start level */
 		dup2(pfd[0], STDIN_FILENO);
 		execle("/bin/sh", "sh", "-c", a->cfg.alert_hook, (char *)NULL, envp);
 		_exit(127);

@@ -16,7 +16,7 @@
 #include "daemon/conf.h"
 #include "daemon/flightrec.h"
 
-enum key_type { K_UINT, K_NS, K_PCT, K_BOOL, K_STR, K_SOURCE, K_GROUP_BY, K_EVENTS };
+enum key_type { K_UINT, K_NICE, K_NS, K_PCT, K_BOOL, K_STR, K_SOURCE, K_GROUP_BY, K_EVENTS };
 
 /* The names of the `events` key; "numa" is the three NUMA tracepoints. */
 static const struct {
@@ -117,6 +117,8 @@ static const struct key keys[] = {
 	  "event source: auto (BPF, else tracefs), bpf or tracefs" },
 	{ "ring_buffer_kb", K_UINT, OFF(ring_buffer_kb), 64, 1048576,
 	  "BPF ring buffer size in KiB (a power of two)" },
+	{ "nice", K_NICE, OFF(nice), 0, 0,
+	  "the event reader's nice level, -20 to 19 (raising it above 0 needs CAP_SYS_NICE)" },
 	{ "tracefs_buffer_kb", K_UINT, OFF(tracefs_buffer_kb), 64, 1048576,
 	  "tracefs per-CPU buffer size in KiB" },
 	{ "pelt_se_rate", K_NS, OFF(pelt_se_rate_ns), 0, 1000000000ull,
@@ -231,6 +233,7 @@ void config_defaults(struct config *c)
 	c->ring_buffer_kb = 16384;
 	c->tracefs_buffer_kb = 8192;
 	c->pelt_se_rate_ns = 0;
+	c->nice = CONFIG_NICE_DEFAULT;
 	c->numa_events = true;
 	c->events = ev_all();
 	snprintf(c->db, sizeof(c->db), "%s", CONFIG_DEFAULT_DB);
@@ -306,6 +309,18 @@ int config_set(struct config *c, const char *key, const char *value, char *err)
 	case K_NS: {
 		uint64_t v;
 
+	case K_NICE: {
+		long v;
+
+		errno = 0;
+		v = strtol(value, &end, 10);
+		if (errno || end == value || *end || v < -20 || v > 19) {
+			snprintf(err, 256, "%s: '%s': want a nice level from -20 to 19", key, value);
+			return -EINVAL;
+		}
+		*(int *)p = (int)v;
+		return 0;
+	}
 		if (cli_parse_ns(value, 1000000000ull, &v) || v < k->min || v > k->max) {
 			snprintf(err, 256, "%s: '%s': want a duration (e.g. 500ms, 10s)", key, value);
 			return -EINVAL;
@@ -440,6 +455,9 @@ static void key_value_format(const struct config *c, const struct key *k, char *
 		break;
 	case K_NS: {
 		uint64_t v = get_uint(p, k->size);
+		break;
+	case K_NICE:
+		snprintf(buf, len, "%d", *(const int *)p);
 
 		if (v % 1000000000ull == 0)
 			snprintf(buf, len, "%llus", (unsigned long long)(v / 1000000000ull));

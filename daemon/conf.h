@@ -17,6 +17,13 @@
 
 #define CONFIG_DEFAULT_PATH SYSCONFDIR "/imbalanced/imbalanced.conf"
 #define CONFIG_PATH_MAX 4096
+/*
+ * The event reader's nice level: enough to keep up with a load of hundreds
+ * of runnable tasks in its own autogroup or cgroup (bench/live-overhead.sh:
+ * events lost at 0, none at -10), and a weight (9548) that a reader using a
+ * few per cent of one CPU never turns into a share it takes from the load.
+ */
+#define CONFIG_NICE_DEFAULT (-10)
 /* systemd's StateDirectory=imbalanced */
 #define CONFIG_DEFAULT_STATE_DIR "/var/lib/imbalanced"
 #define CONFIG_DEFAULT_DB CONFIG_DEFAULT_STATE_DIR "/imbalanced.db"
@@ -41,6 +48,7 @@ struct config {
 	/* store */
 	char db[CONFIG_PATH_MAX];		/* "" = no store */
 	uint32_t retention_days;		/* per-window rows */
+	int nice;				/* the event reader's nice level */
 	uint32_t downsample_days;		/* 1-minute rows */
 	uint64_t db_max_bytes;			/* soft bound on the file */
 	/* http */

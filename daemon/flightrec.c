@@ -25,6 +25,7 @@
 
 #include "analyzers/event_text.h"
 #include "daemon/flightrec.h"
+#include "daemon/priority.h"
 
 #define RESULTS 16	/* outcomes of the last dumps, by sequence number */
 
@@ -326,6 +327,7 @@ static void *worker(void *arg)
 {
 	struct flightrec *fr = arg;
 
+	priority_restore_self();	/* compressing is no reader's work */
 	pthread_mutex_lock(&fr->mu);
 	for (;;) {
 		struct dump_job *j;

@@ -20,7 +20,7 @@ IMB_SINK_LIBS = daemon/libimbsink.a analyzers/libimbcore.a $(SQLITE_LIBS) $(MHD_
 
 # --- live BPF source and host probe (owner: bpf) ---
 # daemon/libimbbpf.a: the BPF loader (the only user of <bpf/libbpf.h> and the
-# skeleton) and hostinfo (`imbalanced check`).  Link with $(IMB_BPF_LIBS).
+# skeleton), the table of group paths it fills, and hostinfo (`imbalanced check`).  Link with $(IMB_BPF_LIBS).
 noinst_LIBRARIES += daemon/libimbbpf.a
 daemon_libimbbpf_a_SOURCES = \
 	daemon/source_bpf.h daemon/source_bpf.c \
@@ -60,6 +60,7 @@ imbalanced_SOURCES = \
 	daemon/flightrec.h daemon/flightrec.c \
 	daemon/topology.h daemon/topology.c
 imbalanced_CPPFLAGS = $(AM_CPPFLAGS) $(TRACEFS_CFLAGS) $(SYSTEMD_CFLAGS)
+	daemon/priority.h daemon/priority.c \
 imbalanced_LDADD = daemon/libimbsrc.a daemon/libimbsink.a daemon/libimbbpf.a \
 	daemon/libimbtracefs.a analyzers/libimbcore.a \
 	$(TRACECMD_LIBS) $(TRACEFS_LIBS) $(TRACEEVENT_LIBS) $(LIBBPF_LIBS) \

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <systemd/sd-daemon.h>
@@ -32,6 +33,7 @@
 #include "daemon/http.h"
 #include "daemon/report.h"
 #include "daemon/runtime.h"
+#include "daemon/priority.h"
 #include "daemon/snapshot.h"
 #include "daemon/source_bpf.h"
 #include "daemon/source_tracefs.h"
@@ -280,6 +282,12 @@ static void rt_source_close(struct runtime *rt)
 static int rt_store_open(struct runtime *rt, char *err)
 {
 	struct store_opts so = {
+/* Windows may close up to here: the source has delivered everything older. */
+static uint64_t rt_source_watermark(const struct runtime *rt)
+{
+	return rt->bpf ? source_bpf_watermark(rt->bpf) : UINT64_MAX;
+}
+
 		.raw_days = rt->cfg.retention_days,
 		.minute_days = rt->cfg.downsample_days,
 		.max_bytes = rt->cfg.db_max_bytes,
@@ -437,7 +445,7 @@ static bool rt_key_is_live(const struct config *old, const struct config *c, con
 	struct config *a, *b;
 	bool live;
 
-	if (!strncmp(key, "alert_", 6))
+	if (!strncmp(key, "alert_", 6) || !strcmp(key, "nice"))
 		return true;
 	if (c->analyzer.window_ns != old->analyzer.window_ns ||
 	    c->analyzer.group_by != old->analyzer.group_by)
@@ -454,6 +462,19 @@ static bool rt_key_is_live(const struct config *old, const struct config *c, con
 	*b = *c;
 	memset(&a->analyzer, 0, sizeof(a->analyzer));
 	memset(&b->analyzer, 0, sizeof(b->analyzer));
+/*
+ * The reader's nice level (priority.h).  Called from the reader's thread
+ * after the HTTP threads have started, so that they keep the start level.
+ */
+static void rt_nice_apply(struct runtime *rt, int nice)
+{
+	char err[256];
+
+	if (priority_raise(nice, err))
+		rt_log(rt, LOG_WARN, "%s; the event reader stays at nice %d, and may lose events "
+		       "under a heavy load (the nice key)", err, getpriority(PRIO_PROCESS, 0));
+}
+
 	live = !memcmp(a, b, sizeof(*a));
 	free(a);
 	free(b);
@@ -537,6 +558,10 @@ out:
 		fclose(fa);
 	if (fr)
 		fclose(fr);
+	if (c->nice != rt->cfg.nice) {
+		rt->cfg.nice = c->nice;
+		rt_nice_apply(rt, c->nice);
+	}
 	free(applied);
 	free(restart);
 	free(told);
@@ -690,9 +715,9 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 	t_start = mono_ns();
 	if (!o->replay_path)
 		pipeline_flush(rt.p, t_start);	/* start the window clock */
-	rt_log(&rt, LOG_INFO, "running: source %s, %d CPUs, window %" PRIu64 " ms%s%s",
+	rt_log(&rt, LOG_INFO, "running: source %s, %d CPUs, window %" PRIu64 " ms, nice %d%s%s",
 	       rt.source_name, rt.host.nr_cpus, rt.cfg.analyzer.window_ns / 1000000,
-	       rt.cfg.db[0] ? ", store " : "", rt.cfg.db);
+	       getpriority(PRIO_PROCESS, 0), rt.cfg.db[0] ? ", store " : "", rt.cfg.db);
 	sd_watchdog_enabled(0, &wd_usec);
 	sd_notifyf(0, "READY=1\nSTATUS=attached (%s)", rt.source_name);
 
@@ -710,6 +735,8 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 		}
 		alerts_poll(rt.alerts);
 	}
+	if (!o->replay_path)
+		rt_nice_apply(&rt, rt.cfg.nice);
 	while (!*stop && !o->replay_path) {
 		uint64_t now;
 
@@ -721,10 +748,14 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 		now = mono_ns();
 		/*
 		 * Close windows on a quiet host too; stay behind the sources'
-		 * reorder hold-back so no event of a closed window is late.
+		 * reorder hold-back, and behind what a source that has fallen
+		 * behind has delivered, so no event of a closed window is late.
 		 */
-		if (now > 20000000ull)
-			pipeline_flush(rt.p, now - 20000000ull);
+		if (now > 20000000ull) {
+			uint64_t until = now - 20000000ull, wm = rt_source_watermark(&rt);
+
+			pipeline_flush(rt.p, until < wm ? until : wm);
+		}
 		if (wd_usec && now - last_wd >= wd_usec * 1000ull / 2) {
 			sd_notify(0, "WATCHDOG=1");
 			last_wd = now;

@@ -59,6 +59,11 @@ struct source_bpf {
 	int err;			/* allocation failure inside the ring callback */
 	int16_t node_of[NODE_MAP_MAX];	/* CPU -> NUMA node, -1 unknown */
 };
+	/* one poll's share of the ring (see ring_sample()) */
+	size_t budget;			/* records this poll may still read */
+	bool yielded;			/* the budget ran out with records left */
+	uint64_t max_ts;		/* newest record timestamp read so far */
+	uint64_t watermark;		/* every event stamped before this is delivered */
 
 /* The last libbpf warning, so a load failure can say what went wrong. */
 static char libbpf_last[160];
@@ -447,17 +452,38 @@ static int drops_collect(struct source_bpf *s, uint64_t now)
 		s->lost_cpu[cpu] = s->drop_vals[cpu];
 		s->lost += d;
 		ev = heap_slot(s);
+/*
+ * libbpf reads a ring until it is empty, so under a load that writes as
+ * fast as the reader reads, one ring_buffer__poll() would not return for
+ * as long as the load lasts: nothing delivered, no window closed, the
+ * reorder heap growing by a ring's worth of records a second, reservation
+ * failures counted only at the end.  Each poll reads at most
+ * SOURCE_BPF_POLL_BUDGET records; the callback's negative return stops
+ * libbpf after it has consumed this record.
+ */
+#define RING_YIELD	(-EINPROGRESS)
+
 		if (!ev)
 			return -ENOMEM;
 		ev->ts_ns = now;
 		ev->cpu = cpu;
 		ev->kind = IMB_EV_LOST;
 		ev->lost.count = d;
+	if (size >= sizeof(struct imb_wire_hdr)) {
+		uint64_t ts = ((const struct imb_wire_hdr *)data)->ts_ns;
+
+		if (ts > s->max_ts)
+			s->max_ts = ts;
+	}
 		heap_push_commit(s);
 	}
 	return 0;
 }
 
+	if (s->budget && --s->budget == 0) {
+		s->yielded = true;
+		return RING_YIELD;
+	}
 /* Deliver held events with ts <= @until. */
 static int deliver(struct source_bpf *s, uint64_t until, imb_event_fn fn, void *ctx)
 {
@@ -493,26 +519,46 @@ static uint64_t mono_now(void)
 
 int source_bpf_poll(struct source_bpf *s, int timeout_ms, imb_event_fn fn, void *ctx)
 {
-	uint64_t now;
+	uint64_t now, until;
 	int ret;
 
 	ret = ring_buffer__poll(s->rb, timeout_ms);
-	if (ret < 0 && ret != -EINTR && !s->err)
+	if (ret < 0 && ret != -EINTR && ret != RING_YIELD && !s->err)
 		return ret;
 	/* Everything stamped before now is committed and read by the consume below. */
 	now = mono_now();
-	ret = ring_buffer__consume(s->rb);
+	if (!s->yielded && !s->err)
+		ret = ring_buffer__consume(s->rb);
 	if (s->err) {
 		ret = s->err;
 		s->err = 0;
 		return ret;
 	}
-	if (ret < 0 && ret != -EINTR)
+	if (ret < 0 && ret != -EINTR && ret != RING_YIELD)
 		return ret;
 	ret = drops_collect(s, now);
 	if (ret < 0)
 		return ret;
-	return deliver(s, now > s->reorder_ns ? now - s->reorder_ns : 0, fn, ctx);
+	/*
+	 * Stopped by the budget, the ring still holds records stamped up to
+	 * now; those not yet read were reserved after the newest one read, so
+	 * (within the reorder window) none is older than it.
+	 */
+	until = s->yielded && s->max_ts < now ? s->max_ts : now;
+	until = until > s->reorder_ns ? until - s->reorder_ns : 0;
+	if (until > s->watermark)
+		s->watermark = until;
+	return deliver(s, until, fn, ctx);
+}
+
+uint64_t source_bpf_watermark(const struct source_bpf *s)
+{
+	return s->watermark;
+}
+
+bool source_bpf_behind(const struct source_bpf *s)
+{
+	return s->yielded;
 }
 
 int source_bpf_flush(struct source_bpf *s, imb_event_fn fn, void *ctx)
@@ -528,6 +574,8 @@ int source_bpf_flush(struct source_bpf *s, imb_event_fn fn, void *ctx)
 	ret = drops_collect(s, mono_now());
 	if (ret < 0)
 		return ret;
+	s->budget = SOURCE_BPF_POLL_BUDGET;
+	s->yielded = false;
 	return deliver(s, UINT64_MAX, fn, ctx);
 }
 
@@ -551,6 +599,8 @@ void source_bpf_info(const struct source_bpf *s, struct source_info *info)
 	snprintf(info->format, sizeof(info->format), "bpf");
 	snprintf(info->clock, sizeof(info->clock), "mono");
 	info->nr_cpus = s->nr_cpus;
+	s->budget = 0;	/* no budget: read the ring to its end */
+	s->yielded = false;
 	info->events = s->events;
 	info->lost_events = s->lost;
 }

@@ -256,11 +256,13 @@ ok $? "without CAP_BPF and CAP_SYS_ADMIN: falls back to tracefs by itself, sayin
 compare fallback
 ok $? "without CAP_BPF and CAP_SYS_ADMIN: the hogs' CPU time within 2 % through tracefs"
 
-# Exactly the unit's CapabilityBoundingSet=CAP_BPF CAP_PERFMON (tracefs
-# already mounted): the BPF source loads and counts, and so does tracefs.
+# Exactly the unit's CapabilityBoundingSet=CAP_BPF CAP_PERFMON CAP_SYS_NICE
+# (tracefs already mounted): the BPF source loads and counts, and so does
+# tracefs, with the event reader at the default nice -10.
+CAP_SYS_NICE=23
 for src in bpf tracefs; do
 	rm -f "$T/caps-$src.db"
-	setpriv --bounding-set=-all,+bpf,+perfmon --inh-caps=-all,+bpf,+perfmon \
+	setpriv --bounding-set=-all,+bpf,+perfmon,+sys_nice --inh-caps=-all,+bpf,+perfmon,+sys_nice \
 		"$IMB" run --source "$src" --listen '' --db "$T/caps-$src.db" --window 1000 \
 		--report "$T/caps-$src.json" 2>"$T/caps-$src.err" &
 	daemon=$!
@@ -271,12 +273,23 @@ for src in bpf tracefs; do
 	wait "$daemon"
 	rc=$?
 	daemon=
-	want=$(printf '%016x' $(( (1 << CAP_BPF) | (1 << CAP_PERFMON) )))
-	[ "$rc" = 0 ] && [ "$eff" = "$want" ] && grep -q "running: source $src" "$T/caps-$src.err"
-	ok $? "only CAP_BPF and CAP_PERFMON (CapEff $eff): --source $src runs and exits 0"
+	want=$(printf '%016x' $(( (1 << CAP_BPF) | (1 << CAP_PERFMON) | (1 << CAP_SYS_NICE) )))
+	[ "$rc" = 0 ] && [ "$eff" = "$want" ] &&
+		grep -q "running: source $src, .*, nice -10" "$T/caps-$src.err" &&
+		! grep -q 'cannot set nice' "$T/caps-$src.err"
+	ok $? "only the unit's CAP_BPF CAP_PERFMON CAP_SYS_NICE (CapEff $eff): --source $src runs at nice -10 and exits 0"
 	compare "caps-$src"
-	ok $? "only CAP_BPF and CAP_PERFMON: --source $src counts the hogs' CPU time within 2 %"
+	ok $? "only CAP_BPF CAP_PERFMON CAP_SYS_NICE: --source $src counts the hogs' CPU time within 2 %"
 done
+# Without CAP_SYS_NICE the reader cannot raise its priority: one warning
+# naming the capability and the key, and the daemon runs at its start level.
+setpriv --bounding-set=-all,+bpf,+perfmon --inh-caps=-all,+bpf,+perfmon \
+	"$IMB" run --listen '' --db '' --duration 1 2>"$T/nonice.err"
+rc=$?
+sed 's/^/# /' "$T/nonice.err"
+[ "$rc" = 0 ] && [ "$(grep -c 'cannot set nice -10 (now 0).*CAP_SYS_NICE.*the nice key' "$T/nonice.err")" = 1 ] &&
+	grep -q 'running: source bpf, .*, nice 0' "$T/nonice.err"
+ok $? "without CAP_SYS_NICE: says once that the reader stays at nice 0, and runs ($rc)"
 
 # --- SIGHUP: thresholds apply in place, restart-only keys are named -------
 printf 'overload_min_fraction = 25\nwindow = 1s\n' >"$T/hup.conf"
@@ -285,10 +298,12 @@ daemon=$!
 wait_ready "$T/hup.err"
 "$HOGS" --threads 3 --seconds 4 >/dev/null
 sleep 2.5		# the episodes end
-printf 'overload_min_fraction = 50\nwindow = 2s\n' >"$T/hup.conf"
+nice0=$(awk '{print $19}' "/proc/$daemon/stat")
+printf 'overload_min_fraction = 50\nwindow = 2s\nnice = -4\n' >"$T/hup.conf"
 kill -HUP "$daemon"
 i=0
 while [ $i -lt 100 ] && ! grep -q 'configuration reloaded' "$T/hup.err"; do sleep 0.1; i=$((i + 1)); done
+nice1=$(awk '{print $19}' "/proc/$daemon/stat")
 "$HOGS" --threads 3 --seconds 4 >/dev/null
 sleep 1
 kill -TERM "$daemon"
@@ -296,9 +311,12 @@ wait "$daemon"
 rc=$?
 daemon=
 sed 's/^/# /' "$T/hup.err"
-[ "$rc" = 0 ] && grep -q 'configuration reloaded from .*: applied overload_min_fraction$' "$T/hup.err" &&
+[ "$rc" = 0 ] && grep 'configuration reloaded from .*: applied ' "$T/hup.err" |
+	grep -q -E 'applied (overload_min_fraction, nice|nice, overload_min_fraction)$' &&
 	grep -q 'reload: window changed; it takes effect at the next start' "$T/hup.err"
-ok $? "SIGHUP: overload_min_fraction applied, window named as needing a restart"
+ok $? "SIGHUP: overload_min_fraction and nice applied, window named as needing a restart"
+[ "$nice0" = -10 ] && [ "$nice1" = -4 ]
+ok $? "SIGHUP: the event reader's nice level goes from the default -10 to the new -4 ($nice0, $nice1)"
 # the findings of the run's end carry the new threshold, any that closed
 # before the reload the old one (a busy host may keep the machine
 # overloaded across the reload: then one episode carries on, updated)

@@ -30,7 +30,7 @@ TESTS += tests/test_store
 TESTS += tests/store-analyze.t
 dist_check_SCRIPTS += tests/store-analyze.t
 check_PROGRAMS += tests/test_flightrec
-tests_test_flightrec_SOURCES = tests/test_flightrec.c daemon/flightrec.c
+tests_test_flightrec_SOURCES = tests/test_flightrec.c daemon/flightrec.c daemon/priority.c
 tests_test_flightrec_LDADD = analyzers/libimbcore.a -lz -lpthread
 TESTS += tests/test_flightrec
 # tests/http-feeder: the real HTTP server fed synthetic windows.
