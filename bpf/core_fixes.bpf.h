@@ -48,6 +48,26 @@ struct task_struct___pre514 {
 	volatile long state;
 };
 
+/*
+ * 6.15 ("kernfs: Use RCU to access kernfs_node::parent." and "kernfs: Use
+ * RCU to access kernfs_node::name.", Sebastian Andrzej Siewior) renamed
+ * kernfs_node::parent to __parent and made both it and name __rcu.  Both
+ * are read with probe reads (BPF_CORE_READ), which an __rcu tag does not
+ * concern.
+ */
+struct kernfs_node___pre615 {
+	struct kernfs_node *parent;
+};
+
+static __always_inline struct kernfs_node *imb_kn_parent(struct kernfs_node *kn)
+{
+	struct kernfs_node___pre615 *old = (void *)kn;
+
+	if (bpf_core_field_exists(kn->__parent))
+		return BPF_CORE_READ(kn, __parent);
+	return BPF_CORE_READ(old, parent);
+}
+
 static __always_inline unsigned int imb_cfs_nr_queued(struct cfs_rq *cfs_rq)
 {
 	if (bpf_core_field_exists(cfs_rq->nr_queued))

@@ -5,7 +5,9 @@
  * tp_btf programs on the scheduler's tracepoints (sched_switch, wakeups,
  * migrations, fork/exit, sched_stat_runtime, the NUMA ones), on the bare
  * PELT tracepoints (pelt_cfs_tp, pelt_se_tp), and on sched_exit_tp to
- * recover context switches the kernel did not report.  Each writes one wire record
+ * recover context switches the kernel did not report; pelt_cfs_tp also sends,
+ * at most once per group per interval, a task group's cgroup path
+ * (IMB_W_GROUP_PATH).  Each writes one wire record
  * (imbalance.h) into a single ring buffer: a monotonic timestamp, the CPU,
  * the run queue's own clocks (clock_task, clock_pelt, lost_idle_time) and
  * the event's fields.  Field renames across kernels are resolved with CO-RE
@@ -27,6 +29,7 @@ const volatile __u32 events_mask = IMB_W_ALL;		/* IMB_W_BIT(kind) */
 const volatile __u64 pelt_se_min_interval_ns = 0;	/* per task; 0: no limit */
 const volatile __u32 switch_has_state_arg = 1;		/* 5.18+: 4th arg prev_state */
 const volatile __u64 wakeup_bytes = 0;			/* wake the reader at this fill; 0: always */
+const volatile __u64 group_path_interval_ns = 10000000000ull;	/* per group; 0: once */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -56,6 +59,14 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } se_last SEC(".maps");
+
+/* When each group's path was last sent (IMB_W_GROUP_PATH), by imb_tg_id(). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u64);
+} group_path_last SEC(".maps");
 
 /* A task_struct layout without thread_info in the task (no THREAD_INFO_IN_TASK). */
 struct task_struct___cpu {
@@ -214,11 +225,70 @@ static __always_inline struct rq *imb_task_rq(struct task_struct *p)
 	return cfs_rq ? imb_cfs_rq_rq(cfs_rq) : NULL;
 }
 
+/*
+ * imb_group_path_emit - send the cgroup path of group @tg (id @id), rate
+ * limited per group.  Only for groups with a cgroup: autogroups have none.
+ * The walk goes up kn->parent from the group's node and stops below the
+ * hierarchy's root node (parent NULL, its name empty): at most IMB_GP_DEPTH
+ * names, the loop bounded for the verifier.
+ */
+static __always_inline void imb_group_path_emit(struct task_group *tg, __u64 id, __u64 parent_id)
+{
+	struct imb_w_group_path *r;
+	struct kernfs_node *kn, *up;
+	struct cgroup *cg;
+	__u64 now, *last;
+	__u32 n = 0;
+	int i;
+
+	if (!id || (id & IMB_AUTOGROUP_MARK))
+		return;
+	now = bpf_ktime_get_ns();
+	last = bpf_map_lookup_elem(&group_path_last, &id);
+	if (last && (!group_path_interval_ns || now - *last < group_path_interval_ns))
+		return;
+	cg = BPF_CORE_READ(tg, css.cgroup);
+	if (!cg)
+		return;
+	kn = BPF_CORE_READ(cg, kn);
+	if (!kn)
+		return;
+	r = imb_reserve(sizeof(*r));
+	if (!r)
+		return;
+	bpf_map_update_elem(&group_path_last, &id, &now, BPF_ANY);
+	imb_hdr_fill(&r->h, IMB_W_GROUP_PATH, NULL, bpf_get_smp_processor_id());
+	r->id = id;
+	r->parent_id = parent_id;
+	r->flags = BPF_CORE_READ(cg, root, hierarchy_id) == 0 ? IMB_GPF_DFL : 0;
+	for (i = 0; i < IMB_GP_DEPTH; i++) {
+		const char *name;
+		long len;
+
+		up = imb_kn_parent(kn);
+		if (!up)
+			break;		/* kn is the root: not a path component */
+		name = BPF_CORE_READ(kn, name);
+		len = bpf_probe_read_kernel_str(r->names[i], IMB_GP_NAME_LEN, name);
+		if (len < 0)
+			r->names[i][0] = '\0';
+		else if (len == IMB_GP_NAME_LEN)
+			r->flags |= IMB_GPF_NAME_CUT;
+		n = i + 1;
+		kn = up;
+	}
+	if (i == IMB_GP_DEPTH && imb_kn_parent(kn))
+		r->flags |= IMB_GPF_TRUNCATED;
+	r->nr_names = n;
+	imb_submit(r, sizeof(*r));
+}
+
 SEC("tp_btf/pelt_cfs_tp")
 int BPF_PROG(imb_pelt_cfs, struct cfs_rq *cfs_rq)
 {
 	struct imb_w_pelt_cfs *r;
 	struct sched_entity *curr;
+	struct task_group *tg = NULL;
 	struct rq *rq;
 	int is_zero = 0;
 
@@ -233,7 +303,7 @@ int BPF_PROG(imb_pelt_cfs, struct cfs_rq *cfs_rq)
 	r->root = 1;
 	r->cgroup_id = 0;
 	if (bpf_core_field_exists(cfs_rq->tg)) {
-		struct task_group *tg = BPF_CORE_READ(cfs_rq, tg);
+		tg = BPF_CORE_READ(cfs_rq, tg);
 
 		if (tg && BPF_CORE_READ(tg, parent)) {
 			r->root = 0;
@@ -265,6 +335,13 @@ int BPF_PROG(imb_pelt_cfs, struct cfs_rq *cfs_rq)
 		r->vflags |= IMB_WV_CURR;
 	}
 	r->pad = 0;
+	if (!r->root && imb_on(IMB_W_GROUP_PATH)) {
+		__u64 id = r->cgroup_id, parent_id = r->parent_id;
+
+		imb_submit(r, sizeof(*r));
+		imb_group_path_emit(tg, id, parent_id);
+		return 0;
+	}
 	imb_submit(r, sizeof(*r));
 	return 0;
 }

@@ -28,6 +28,7 @@ enum imb_wire_kind {
 	IMB_W_NUMA_MOVE,
 	IMB_W_NUMA_SWAP,
 	IMB_W_NUMA_STICK,
+	IMB_W_GROUP_PATH,
 	IMB_W__COUNT
 };
 
@@ -151,6 +152,33 @@ struct imb_w_pelt_se {
 	__u64 cgroup_id;	/* group entity: cgroup id of se->my_q->tg */
 	struct imb_w_avg avg;
 	__u64 parent_id;	/* the task group of se->cfs_rq (IMB_WG_*), 0 unknown */
+};
+
+/*
+ * IMB_W_GROUP_PATH: the cgroup path of a task group, sent from pelt_cfs_tp
+ * for a group run queue at most once per group per group_path_interval_ns
+ * (the first time the group is seen, then again after each interval, so a
+ * lost record or an evicted table entry comes back).  Autogroups (no
+ * cgroup) and the root group get none: their paths follow from their ids.
+ * names[] holds the kernfs node names from the group's own (names[0]) up
+ * to the child of the hierarchy's root, each NUL-terminated within its
+ * slot; user space joins them in reverse as "/a/b/c".
+ */
+#define IMB_GP_DEPTH		8	/* names sent at most */
+#define IMB_GP_NAME_LEN		128	/* per name, NUL included */
+
+/* imb_w_group_path.flags */
+#define IMB_GPF_TRUNCATED	0x1	/* deeper than IMB_GP_DEPTH: the top names are missing */
+#define IMB_GPF_NAME_CUT	0x2	/* a name filled its slot and may be cut */
+#define IMB_GPF_DFL		0x4	/* on the default (v2) hierarchy, whose ids tasks' cgroups use */
+
+struct imb_w_group_path {
+	struct imb_wire_hdr h;
+	__u64 id;		/* imb_tg_id() of the group: its kernfs id */
+	__u64 parent_id;	/* its parent task group (IMB_WG_*) */
+	__u32 nr_names;		/* names[] filled, 0..IMB_GP_DEPTH */
+	__u32 flags;		/* IMB_GPF_* */
+	char names[IMB_GP_DEPTH][IMB_GP_NAME_LEN];
 };
 
 /* IMB_W_NUMA_MOVE (dst_pid.. = 0), IMB_W_NUMA_SWAP, IMB_W_NUMA_STICK */
