@@ -24,6 +24,7 @@ IMB_SINK_LIBS = daemon/libimbsink.a analyzers/libimbcore.a $(SQLITE_LIBS) $(MHD_
 noinst_LIBRARIES += daemon/libimbbpf.a
 daemon_libimbbpf_a_SOURCES = \
 	daemon/source_bpf.h daemon/source_bpf.c \
+	daemon/group_names.h daemon/group_names.c \
 	daemon/hostinfo.h daemon/hostinfo.c
 nodist_daemon_libimbbpf_a_SOURCES = bpf/imbalance.skel.h
 daemon_libimbbpf_a_CPPFLAGS = $(AM_CPPFLAGS) $(LIBBPF_CFLAGS)

@@ -54,6 +54,8 @@ struct source_bpf {
 	/* counters */
 	uint64_t events, records, lost, late;
 	uint64_t unreported;		/* switches found at sched_exit_tp */
+	uint64_t group_paths, group_paths_bad;	/* IMB_W_GROUP_PATH records read, dropped */
+	struct group_names *names;	/* where group paths go, NULL none (not owned) */
 	uint64_t *lost_cpu;		/* [nr_cpus] reported so far */
 	uint64_t *drop_vals;		/* [nr_cpus] scratch for the map read */
 	int err;			/* allocation failure inside the ring callback */
@@ -255,6 +257,30 @@ static struct imb_event *event_begin(struct source_bpf *s, const struct imb_wire
 	return ev;
 }
 
+/* A group path record into the path table; a garbled one is counted and dropped. */
+static void group_path_store(struct source_bpf *s, const struct imb_w_group_path *w)
+{
+	unsigned int flags = 0;
+	size_t nr = w->nr_names;
+
+	s->group_paths++;
+	if (!s->names)
+		return;
+	if (nr > IMB_GP_DEPTH) {
+		s->group_paths_bad++;
+		return;
+	}
+	if (w->flags & IMB_GPF_TRUNCATED)
+		flags |= GROUP_NAMES_TOP_MISSING;
+	if (w->flags & IMB_GPF_NAME_CUT)
+		flags |= GROUP_NAMES_TRUNCATED;
+	if (w->flags & IMB_GPF_DFL)
+		flags |= GROUP_NAMES_DFL;
+	if (group_names_set_parts(s->names, w->id, w->parent_id, &w->names[0][0],
+				  IMB_GP_NAME_LEN, nr, flags) == -EINVAL)
+		s->group_paths_bad++;
+}
+
 static int record_convert(struct source_bpf *s, const void *data, size_t size)
 {
 	struct imb_wire_hdr h;
@@ -411,6 +437,12 @@ static int record_convert(struct source_bpf *s, const void *data, size_t size)
 		ev->numa.dst_cpu = w.dst_cpu;
 		ev->numa.dst_nid = node_of(s, w.dst_cpu);
 		break;
+	}
+	case IMB_W_GROUP_PATH: {
+		/* not an event: the path goes to the table, the record ends here */
+		BODY(struct imb_w_group_path, w);
+		group_path_store(s, &w);
+		return 0;
 	}
 	default:
 		return 0;
@@ -587,6 +619,8 @@ void source_bpf_stats(const struct source_bpf *s, struct source_bpf_stats *st)
 	st->lost = s->lost;
 	st->late = s->late;
 	st->unreported = s->unreported;
+	st->group_paths = s->group_paths;
+	st->group_paths_bad = s->group_paths_bad;
 	st->held = s->nr_held;
 	st->nr_cpus = s->nr_cpus;
 	st->lost_cpu = s->lost_cpu;
@@ -805,6 +839,11 @@ struct source_bpf *source_bpf_open(const struct source_bpf_opts *opts, char *err
 	if ((s->attached & SOURCE_BPF_EV(IMB_EV_PELT_CFS)) &&
 	    (want & SOURCE_BPF_EV(IMB_EV_VRUNTIME)))
 		s->attached |= SOURCE_BPF_EV(IMB_EV_VRUNTIME);
+	/* the paths of task groups ride on pelt_cfs_tp, for a table to keep them */
+	s->names = o.group_names;
+	if ((mask & IMB_W_BIT(IMB_W_PELT_CFS)) && s->names)
+		mask |= IMB_W_BIT(IMB_W_GROUP_PATH);
+	s->skel->rodata->group_path_interval_ns = o.group_path_interval_ns;
 	s->skel->rodata->events_mask = mask;
 	s->skel->rodata->pelt_se_min_interval_ns = o.pelt_se_min_interval_ns;
 	ring = pow2_round(o.ringbuf_bytes ? o.ringbuf_bytes : SOURCE_BPF_RINGBUF_DEFAULT);

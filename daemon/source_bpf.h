@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "daemon/group_names.h"
 #include "daemon/source.h"
 
 #define SOURCE_BPF_RINGBUF_DEFAULT	(8u << 20)	/* bytes */
@@ -37,6 +38,9 @@ struct source_bpf_opts {
 					 * quarter of the ring); 0: default,
 					 * UINT32_MAX: on every record.  Below it, events wait
 					 * for the poll timeout. */
+	struct group_names *group_names;	/* receives task groups' cgroup paths (owned by
+					 * the caller, outlives the source); NULL: none sent */
+	uint64_t group_path_interval_ns;	/* resend each group's path after this; 0: once */
 };
 
 struct source_bpf_stats {
@@ -47,6 +51,8 @@ struct source_bpf_stats {
 	uint64_t unreported;		/* switches the kernel did not report, recovered
 					 * from sched_exit_tp (delivered as switches) */
 	uint64_t held;			/* records waiting in the reorder heap now */
+	uint64_t group_paths;		/* group path records read (not events) */
+	uint64_t group_paths_bad;	/* of those, garbled ones dropped */
 	int nr_cpus;			/* entries of lost_cpu */
 	const uint64_t *lost_cpu;	/* lost per CPU; owned by the source, valid until close */
 	uint32_t attached;		/* SOURCE_BPF_EV() bits of the kinds attached */
