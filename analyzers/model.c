@@ -1548,6 +1548,96 @@ static int cpu_compare_pending(struct model *m, const struct imb_event *ev)
  * their callers goes on to update the group's entity in its parent, so the
  * model applies removed load and propagates there.
  */
+/* The engine's error against the group's last kernel record, now. */
+static void group_compare(struct model_group *g)
+{
+	g->k_pending = g->k_after = false;
+	g->k_compared++;
+	g->k_err[MODEL_SIG_UTIL] = (int64_t)g->cfs.avg.util_avg - (int64_t)g->k_avg[MODEL_SIG_UTIL];
+	g->k_err[MODEL_SIG_RUNNABLE] = (int64_t)g->cfs.avg.runnable_avg -
+				       (int64_t)g->k_avg[MODEL_SIG_RUNNABLE];
+	g->k_err[MODEL_SIG_LOAD] = (int64_t)g->cfs.avg.load_avg - (int64_t)g->k_avg[MODEL_SIG_LOAD];
+}
+
+/*
+ * Keep a group's kernel values; with @compare, the engine's error against
+ * them, taken as for the CPUs (cpu_compare_pending()): the engine has just
+ * been brought to the record's PELT instant, but the kernel fires
+ * pelt_cfs_tp inside an enqueue's attach, before the wake-up that tells
+ * the model of it, so the comparison waits for the next event.
+ */
+static void group_kernel_note(struct model *m, struct model_group *g, const struct imb_event *ev,
+			      bool compare)
+{
+	const struct imb_ev_pelt_cfs *k = &ev->pelt_cfs;
+
+	g->k_ns = ev->ts_ns;
+	g->k_avg[MODEL_SIG_UTIL] = k->util_avg;
+	g->k_avg[MODEL_SIG_RUNNABLE] = k->runnable_avg;
+	g->k_avg[MODEL_SIG_LOAD] = k->load_avg;
+	g->k_h_nr_queued = k->h_nr_queued;
+	if (!compare) {
+		g->k_pending = false;	/* stays in gpend[]: dropped there when found not pending */
+		return;
+	}
+	if (g->k_pending)
+		return;			/* the newer values replace the waiting ones */
+	if (m->nr_gpend == MODEL_GROUP_PENDING) {
+		group_compare(g);	/* no room to wait: compare at the record */
+		return;
+	}
+	g->k_pending = true;
+	g->k_after = false;
+	m->gpend[m->nr_gpend].cpu = g->cpu;
+	m->gpend[m->nr_gpend].id = g->id;
+	m->nr_gpend++;
+}
+
+/*
+ * Before applying @ev: each group record waiting is compared now, or, when
+ * @ev is an enqueue-type change of its CPU within 50 us, after @ev
+ * (group_compare_after()).  PELT records of the same update wait on.
+ */
+static bool group_compare_pending(struct model *m, const struct imb_event *ev)
+{
+	int acpu = ev_attach_cpu(ev), n = 0;
+	bool after = false;
+
+	if (ev->kind == IMB_EV_PELT_SE || ev->kind == IMB_EV_VRUNTIME || ev->kind == IMB_EV_PELT_CFS)
+		return false;
+	for (int i = 0; i < m->nr_gpend; i++) {
+		struct model_group *g = model_group_find(m, m->gpend[i].cpu, m->gpend[i].id);
+
+		if (!g || !g->k_pending)
+			continue;	/* evicted, or re-seeded */
+		if (g->cpu == acpu && ev->ts_ns - g->k_ns <= 50000) {
+			g->k_after = true;
+			after = true;
+			m->gpend[n++] = m->gpend[i];
+		} else {
+			group_compare(g);
+		}
+	}
+	m->nr_gpend = n;
+	return after;
+}
+
+/* After applying the event: compare the records group_compare_pending() kept. */
+static void group_compare_after(struct model *m)
+{
+	int n = 0;
+
+	for (int i = 0; i < m->nr_gpend; i++) {
+		struct model_group *g = model_group_find(m, m->gpend[i].cpu, m->gpend[i].id);
+
+		if (g && g->k_pending && g->k_after)
+			group_compare(g);
+		else if (g && g->k_pending)
+			m->gpend[n++] = m->gpend[i];
+	}
+	m->nr_gpend = n;
+}
+
 static void ev_pelt_cfs_group(struct model *m, const struct imb_event *ev)
 {
 	const struct imb_ev_pelt_cfs *k = &ev->pelt_cfs;
@@ -1600,6 +1690,7 @@ static void ev_pelt_cfs_group(struct model *m, const struct imb_event *ev)
 		 */
 		if (propagated)
 			m->cpus[ev->cpu].reseed = true;
+		group_kernel_note(m, g, ev, false);
 		return;
 	}
 	if (k->h_nr_runnable < g->h_nr_runnable && (id & IMB_TG_AUTOGROUP)) {
@@ -1608,6 +1699,7 @@ static void ev_pelt_cfs_group(struct model *m, const struct imb_event *ev)
 
 		/* the detach of the current task's autogroup exit: apply it now */
 		if (t && t->exited && t->q_group == id) {
+			group_kernel_note(m, g, ev, false);
 			task_exit_autogroup(m, t, ev->cpu, ev->ts_ns);
 			return;
 		}
@@ -1620,6 +1712,7 @@ static void ev_pelt_cfs_group(struct model *m, const struct imb_event *ev)
 				group_is_curr(m, &m->cpus[ev->cpu], g));
 		path_update(m, ev->cpu, id, k->last_update_time);
 	}
+	group_kernel_note(m, g, ev, true);
 }
 
 static void ev_pelt_cfs(struct model *m, const struct imb_event *ev)
@@ -1715,6 +1808,7 @@ static void ev_pelt_se(struct model *m, const struct imb_event *ev)
 int model_event(struct model *m, const struct imb_event *ev)
 {
 	struct imb_event e;
+	bool gcmp_after;
 	int cmp_after;
 
 	if (ev->kind >= IMB_EV__COUNT)
@@ -1748,6 +1842,7 @@ int model_event(struct model *m, const struct imb_event *ev)
 	}
 
 	cmp_after = m->has_kernel_pelt ? cpu_compare_pending(m, ev) : -1;
+	gcmp_after = m->nr_gpend ? group_compare_pending(m, ev) : false;
 	switch (ev->kind) {
 	case IMB_EV_SWITCH:
 		ev_switch(m, ev);
@@ -1789,6 +1884,8 @@ int model_event(struct model *m, const struct imb_event *ev)
 	}
 	if (cmp_after >= 0)
 		cpu_compare(m, &m->cpus[cmp_after]);
+	if (gcmp_after)
+		group_compare_after(m);
 	return 0;
 }
 

@@ -145,7 +145,17 @@ struct model_group {
 	uint64_t last_ns;		/* last event that touched it */
 	struct pelt_cfs cfs;		/* its run queue */
 	struct pelt_avg se;		/* its entity */
+	/* the kernel's values of its run queue, from its last pelt_cfs record */
+	uint64_t k_ns;			/* that record's event time, 0: none yet */
+	uint64_t k_avg[MODEL_SIG__COUNT];	/* its util/runnable/load_avg */
+	uint32_t k_h_nr_queued;		/* its h_nr_queued: tasks queued below the group */
+	uint64_t k_compared;		/* records compared with the engine (not the seed) */
+	int64_t k_err[MODEL_SIG__COUNT];	/* engine - kernel at the last compared record */
+	bool k_pending;			/* its last record waits to be compared */
+	bool k_after;			/* ... after the event being applied */
 };
+
+#define MODEL_GROUP_PENDING 64	/* group records waiting to be compared at most */
 
 struct model_opts {
 	int nr_cpus;			/* 0: grow as CPUs appear */
@@ -172,6 +182,8 @@ struct model {
 	bool has_groups;		/* the source named task groups */
 	uint64_t groups_evicted;	/* empty idle groups dropped from a full table */
 	uint64_t groups_overflow;	/* placements that fell back to the root */
+	struct { int cpu; uint64_t id; } gpend[MODEL_GROUP_PENDING];	/* groups k_pending */
+	int nr_gpend;
 	int32_t fresh_pid;		/* task whose initial averages are in fresh_init */
 	struct pelt_avg fresh_init;
 
