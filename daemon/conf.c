@@ -133,6 +133,8 @@ static const struct key keys[] = {
 	  "bound on the task table; exited tasks are evicted first" },
 	{ "max_groups", K_UINT, OFF(max_groups), 16, 1048576,
 	  "bound on the (CPU, task group) table; empty decayed groups go first" },
+	{ "group_path_interval", K_NS, OFF(group_path_interval_ns), 0, 86400000000000ull,
+	  "BPF: send each task group's cgroup path again after this long (0: once)" },
 	{ "db", K_STR, OFF(db), 0, 0, "SQLite database file (empty: no store)" },
 	{ "retention_days", K_UINT, OFF(retention_days), 1, 3650,
 	  "keep per-window rows this many days" },
@@ -253,6 +255,7 @@ void config_defaults(struct config *c)
 	c->flight_recorder_s = 30;
 	c->flight_recorder_keep = FLIGHTREC_DEFAULT_KEEP;
 	c->flight_recorder_max_events = 250000;	/* 34 MiB at most: within MemoryMax */
+	c->group_path_interval_ns = CONFIG_GROUP_PATH_INTERVAL_DEFAULT;
 }
 
 static const struct key *key_find(const char *name)

@@ -33,6 +33,13 @@
 
 enum config_source { CONFIG_SOURCE_AUTO = 0, CONFIG_SOURCE_BPF, CONFIG_SOURCE_TRACEFS };
 
+/*
+ * How often the BPF source sends a task group's cgroup path again: a path
+ * lost with a full ring or evicted from the table comes back within this,
+ * at one record per group per interval.
+ */
+#define CONFIG_GROUP_PATH_INTERVAL_DEFAULT	10000000000ull	/* ns */
+
 struct config {
 	/* pipeline */
 	struct analyzer_config analyzer;	/* window and thresholds */
@@ -69,6 +76,7 @@ struct config {
 	uint32_t flight_recorder_max_events;	/* bound on the recorder */
 	uint32_t flight_recorder_keep;		/* dump files kept in state_dir */
 	char state_dir[CONFIG_PATH_MAX];	/* flight-recorder files, default db */
+	uint64_t group_path_interval_ns;	/* BPF: resend a group's cgroup path after this */
 };
 
 /** config_defaults - fill @c with every default */

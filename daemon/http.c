@@ -26,6 +26,7 @@
 
 #include <microhttpd.h>
 
+#include "daemon/group_rows.h"
 #include "daemon/http.h"
 #include "daemon/window_json.h"
 #include "daemon/json.h"
@@ -513,6 +514,42 @@ static enum MHD_Result http_route_jobs(struct http_server *h, struct MHD_Connect
 	json_array_end(&j);
 	json_object_end(&j);
 	view_put(&v);
+	return http_json(c, &j, etag);
+}
+
+/*
+ * The task groups (cgroups and autogroups) with their per-CPU run queues,
+ * from the listing the pipeline published at the last window's end.  The
+ * store keeps no groups: `serve` has none to list.
+ */
+static enum MHD_Result http_route_groups(struct http_server *h, struct MHD_Connection *c)
+{
+	const struct group_rows *r;
+	uint64_t seq = 0;
+	struct json j;
+	char etag[48];
+
+	if (!h->be->snap)
+		return http_error(c, MHD_HTTP_NOT_FOUND,
+				  "task groups are listed by the live daemon only (the store keeps none)");
+	r = snapshot_groups_acquire(h->be->snap, &seq);
+	if (!r)
+		return http_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no window yet");
+	snprintf(etag, sizeof(etag), "\"g%" PRIu64 "-%" PRIx64 "\"", seq, h->started_ns);
+	if (http_not_modified(c, etag)) {
+		group_rows_put(r);
+		return http_304(c, etag, "no-cache");
+	}
+	json_init(&j);
+	json_object_begin(&j);
+	json_kv_uint(&j, "t_ns", r->t_ns);
+	json_kv_uint(&j, "total", r->nr_groups);
+	json_kv_uint(&j, "evicted", r->evicted);
+	json_kv_uint(&j, "overflow", r->overflow);
+	json_key(&j, "groups");
+	group_rows_json(&j, r);
+	json_object_end(&j);
+	group_rows_put(r);
 	return http_json(c, &j, etag);
 }
 
@@ -1209,6 +1246,8 @@ static enum MHD_Result http_handle(void *cls, struct MHD_Connection *c, const ch
 			return http_route_tasks(h, c);
 		if (!strcmp(p, "jobs"))
 			return http_route_jobs(h, c);
+		if (!strcmp(p, "groups"))
+			return http_route_groups(h, c);
 		if (!strcmp(p, "findings"))
 			return http_route_findings(h, c);
 		if (!strcmp(p, "timeseries"))

@@ -9,7 +9,7 @@
  * its own read-only connection.  Only http.c includes <microhttpd.h>.
  *
  * Endpoints (INTERFACES.md): /api/v1/status, /cpus, /tasks?top=&sort=,
- * /jobs, /findings?since=&kind=&severity=, /timeseries?metric=&cpu=&job=
+ * /jobs, /groups (live only), /findings?since=&kind=&severity=, /timeseries?metric=&cpu=&job=
  * &since=&until=, /api/v1/stream (server-sent events), /metrics, / and
  * the dashboard assets.  Errors are JSON {"error": "...", "status": N}.
  */

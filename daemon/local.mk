@@ -12,6 +12,7 @@ daemon_libimbsink_a_SOURCES = \
 	daemon/snapshot.h daemon/snapshot.c \
 	daemon/http.h daemon/http.c \
 	daemon/window_json.h daemon/window_json.c \
+	daemon/group_rows.h daemon/group_rows.c \
 	web/assets.h
 nodist_daemon_libimbsink_a_SOURCES = web/assets.c
 daemon_libimbsink_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(MHD_CFLAGS)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analyzers/event_text.h"
+#include "daemon/group_rows.h"
 #include "daemon/json.h"
 #include "daemon/report.h"
 #include "daemon/window_json.h"
@@ -126,7 +127,7 @@ static void json_windows(struct json *j, const struct report_run *r)
 	json_array_end(j);
 }
 
-static void json_run(struct json *j, const struct report_run *r)
+static void json_run(struct json *j, const struct report_run *r, const struct group_rows *groups)
 {
 	const struct imb_window *w = r->summary;
 	const struct model *m = r->model;
@@ -199,6 +200,10 @@ static void json_run(struct json *j, const struct report_run *r)
 	if (r->windows)
 		json_windows(j, r);
 
+	/* the task groups at the end of the run, with the kernel's values */
+	json_key(j, "groups");
+	group_rows_json(j, groups);
+
 	json_key(j, "pelt");
 	json_object_begin(j);
 	json_kv_bool(j, "kernel_reference", m->has_kernel_pelt);
@@ -226,8 +231,17 @@ int report_json(FILE *f, const struct report_run *runs, size_t n)
 		json_key(&j, "runs");
 		json_array_begin(&j);
 	}
-	for (size_t i = 0; i < n; i++)
-		json_run(&j, &runs[i]);
+	for (size_t i = 0; i < n; i++) {
+		struct group_rows *g = group_rows_build(runs[i].model, runs[i].summary->t_end_ns,
+							group_names_path_cb, runs[i].group_names);
+
+		if (!g) {
+			json_free(&j);
+			return -ENOMEM;
+		}
+		json_run(&j, &runs[i], g);
+		group_rows_put(g);
+	}
 	if (n > 1) {
 		json_array_end(&j);
 		json_object_end(&j);

@@ -12,6 +12,7 @@
 #include "analyzers/analyzer.h"
 #include "analyzers/model.h"
 #include "analyzers/window.h"
+#include "daemon/group_names.h"
 #include "daemon/source.h"
 
 /* One window of a run's per-window series (analyze --per-window). */
@@ -31,6 +32,8 @@ struct report_run {
 	const struct report_window *windows;	/* NULL: no per-window series */
 	size_t nr_windows;
 	const struct imb_cpu_sample *win_cpus;
+	const struct group_names *group_names;	/* task groups' paths; NULL: only
+						 * the root's and autogroups' */
 };
 
 /**

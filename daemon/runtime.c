@@ -29,6 +29,8 @@
 #include "daemon/alerts.h"
 #include "daemon/conf.h"
 #include "daemon/flightrec.h"
+#include "daemon/group_names.h"
+#include "daemon/group_rows.h"
 #include "daemon/hostinfo.h"
 #include "daemon/http.h"
 #include "daemon/report.h"
@@ -55,6 +57,7 @@ struct runtime {
 	struct http_server *http;
 	struct source_bpf *bpf;
 	struct source_tracefs *tfs;
+	struct group_names *names;	/* task groups' cgroup paths (BPF source) */
 	const char *source_name;
 	struct pipeline *p;
 	uint64_t windows;
@@ -183,7 +186,15 @@ static void rt_on_window(struct imb_window *w, void *ctx)
 	{
 		const struct model *m = pipeline_model(rt->p);
 
+		struct group_rows *gr;
+
 		snapshot_set_pelt(rt->snap, m->err_cpu, m->err_task, m->has_kernel_pelt);
+		/* the task groups for GET /api/v1/groups, paths joined in now */
+		gr = group_rows_build(m, w->t_end_ns, group_names_path_cb, rt->names);
+		if (gr)
+			snapshot_set_groups(rt->snap, gr);
+		else
+			rt_log(rt, LOG_ERR, "out of memory listing the task groups");
 	}
 	if (snapshot_publish(rt->snap, w))
 		rt_log(rt, LOG_ERR, "out of memory publishing a window");
@@ -216,7 +227,16 @@ static int rt_source_open(struct runtime *rt, char *err)
 		struct source_bpf_opts bo = {
 			.ringbuf_bytes = rt->cfg.ring_buffer_kb * 1024u,
 			.pelt_se_min_interval_ns = rt->cfg.pelt_se_rate_ns,
+			.group_path_interval_ns = rt->cfg.group_path_interval_ns,
 		};
+
+		/* bounded as the model's group table is (one entry per group, not per CPU) */
+		rt->names = group_names_new(rt->cfg.max_groups);
+		if (!rt->names) {
+			snprintf(err, 256, "out of memory");
+			return -ENOMEM;
+		}
+		bo.group_names = rt->names;
 
 		/* config.events uses the same bits (CONFIG_EV() == SOURCE_BPF_EV()) */
 		bo.events = rt->cfg.events;
@@ -274,6 +294,8 @@ static void rt_source_close(struct runtime *rt)
 {
 	source_bpf_close(rt->bpf);
 	rt->bpf = NULL;
+	group_names_free(rt->names);	/* after the source that fills it */
+	rt->names = NULL;
 	if (rt->tfs)
 		source_tracefs_close(rt->tfs);
 	rt->tfs = NULL;
@@ -591,6 +613,7 @@ static void rt_report_write(struct runtime *rt, const struct imb_window *summary
 		.model = pipeline_model(rt->p),
 		.cfg = pipeline_config(rt->p),
 		.summary = summary,
+		.group_names = rt->names,
 	};
 	snprintf(tmp, sizeof(tmp), "%s.tmp", rt->o->report_path);
 	f = fopen(tmp, "we");

@@ -30,6 +30,8 @@ struct snapshot {
 	struct imb_finding *findings;	/* latest state per id */
 	size_t nr_findings, max_findings;
 	uint64_t kick;
+	struct group_rows *groups;	/* latest task-group listing, NULL none */
+	uint64_t groups_seq;
 };
 
 static void node_put(struct snap_node *n)
@@ -72,6 +74,7 @@ void snapshot_free(struct snapshot *s)
 		return;
 	for (size_t i = 0; i < s->count; i++)
 		node_put(s->ring[(s->head + i) % s->cap]);
+	group_rows_put(s->groups);
 	pthread_cond_destroy(&s->cond);
 	pthread_mutex_destroy(&s->lock);
 	free(s->ring);
@@ -190,6 +193,30 @@ int snapshot_publish(struct snapshot *s, struct imb_window *w)
 	pthread_mutex_unlock(&s->lock);
 	node_put(old);
 	return 0;
+}
+
+void snapshot_set_groups(struct snapshot *s, struct group_rows *rows)
+{
+	struct group_rows *old;
+
+	pthread_mutex_lock(&s->lock);
+	old = s->groups;
+	s->groups = rows;
+	s->groups_seq++;
+	pthread_mutex_unlock(&s->lock);
+	group_rows_put(old);
+}
+
+const struct group_rows *snapshot_groups_acquire(struct snapshot *s, uint64_t *seq)
+{
+	const struct group_rows *r;
+
+	pthread_mutex_lock(&s->lock);
+	r = group_rows_get(s->groups);
+	if (seq)
+		*seq = s->groups_seq;
+	pthread_mutex_unlock(&s->lock);
+	return r;
 }
 
 const struct snapshot_window *snapshot_acquire(struct snapshot *s)

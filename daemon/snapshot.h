@@ -20,6 +20,7 @@
 
 #include "analyzers/model.h"
 #include "analyzers/window.h"
+#include "daemon/group_rows.h"
 #include "daemon/metrics.h"
 
 #define SNAPSHOT_DEFAULT_HISTORY	300	/* windows */
@@ -82,6 +83,17 @@ void snapshot_set_pelt(struct snapshot *s, const struct model_err_hist *cpu,
  * Returns 0 or -ENOMEM (then @w has been freed).
  */
 int snapshot_publish(struct snapshot *s, struct imb_window *w);
+/**
+ * snapshot_set_groups - make @rows the latest task-group listing; the
+ * holder takes over the caller's reference (dropped when replaced)
+ */
+void snapshot_set_groups(struct snapshot *s, struct group_rows *rows);
+/**
+ * snapshot_groups_acquire - reference the latest listing (drop it with
+ * group_rows_put()); NULL before the first
+ * @seq: optional, receives the listing's number (1, 2, ... in set order)
+ */
+const struct group_rows *snapshot_groups_acquire(struct snapshot *s, uint64_t *seq);
 /** snapshot_acquire - reference the latest window; NULL before the first */
 const struct snapshot_window *snapshot_acquire(struct snapshot *s);
 /** snapshot_release - drop a reference; accepts NULL */
