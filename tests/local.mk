@@ -73,6 +73,13 @@ tests_test_source_bpf_SOURCES = tests/test_source_bpf.c
 tests_test_source_bpf_LDADD = $(IMB_BPF_LIBS) -lpthread
 tests_test_hostinfo_SOURCES = tests/test_hostinfo.c
 tests_test_hostinfo_LDADD = $(IMB_BPF_LIBS)
+# the task groups' path table, and the groups listed live
+check_PROGRAMS += tests/test_group_names
+TESTS += tests/test_group_names
+tests_test_group_names_SOURCES = tests/test_group_names.c tests/tap.h daemon/group_names.c
+tests_test_group_names_LDADD = analyzers/libimbcore.a
+TESTS += tests/groups-live.t
+dist_check_SCRIPTS += tests/groups-live.t
 # --- end live BPF source ---
 
 # --- analyzers: scenario generator, replay harness, scenario checks ---
