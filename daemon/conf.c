@@ -233,9 +233,9 @@ void config_defaults(struct config *c)
 	c->max_groups = MODEL_MAX_GROUPS;
 	c->source = CONFIG_SOURCE_AUTO;
 	c->ring_buffer_kb = 16384;
+	c->nice = CONFIG_NICE_DEFAULT;
 	c->tracefs_buffer_kb = 8192;
 	c->pelt_se_rate_ns = 0;
-	c->nice = CONFIG_NICE_DEFAULT;
 	c->numa_events = true;
 	c->events = ev_all();
 	snprintf(c->db, sizeof(c->db), "%s", CONFIG_DEFAULT_DB);
@@ -309,9 +309,6 @@ int config_set(struct config *c, const char *key, const char *value, char *err)
 		}
 		return set_uint(p, k->size, v);
 	}
-	case K_NS: {
-		uint64_t v;
-
 	case K_NICE: {
 		long v;
 
@@ -324,6 +321,9 @@ int config_set(struct config *c, const char *key, const char *value, char *err)
 		*(int *)p = (int)v;
 		return 0;
 	}
+	case K_NS: {
+		uint64_t v;
+
 		if (cli_parse_ns(value, 1000000000ull, &v) || v < k->min || v > k->max) {
 			snprintf(err, 256, "%s: '%s': want a duration (e.g. 500ms, 10s)", key, value);
 			return -EINVAL;
@@ -456,11 +456,11 @@ static void key_value_format(const struct config *c, const struct key *k, char *
 	case K_UINT:
 		snprintf(buf, len, "%llu", (unsigned long long)get_uint(p, k->size));
 		break;
-	case K_NS: {
-		uint64_t v = get_uint(p, k->size);
-		break;
 	case K_NICE:
 		snprintf(buf, len, "%d", *(const int *)p);
+		break;
+	case K_NS: {
+		uint64_t v = get_uint(p, k->size);
 
 		if (v % 1000000000ull == 0)
 			snprintf(buf, len, "%llus", (unsigned long long)(v / 1000000000ull));

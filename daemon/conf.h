@@ -48,6 +48,7 @@ struct config {
 	/* sources */
 	int source;				/* enum config_source */
 	uint32_t ring_buffer_kb;		/* BPF ring buffer */
+	int nice;				/* the event reader's nice level */
 	uint32_t tracefs_buffer_kb;		/* tracefs per-CPU buffer */
 	uint64_t pelt_se_rate_ns;		/* per-task pelt_se_tp rate limit */
 	bool numa_events;			/* attach the NUMA tracepoints */
@@ -55,7 +56,6 @@ struct config {
 	/* store */
 	char db[CONFIG_PATH_MAX];		/* "" = no store */
 	uint32_t retention_days;		/* per-window rows */
-	int nice;				/* the event reader's nice level */
 	uint32_t downsample_days;		/* 1-minute rows */
 	uint64_t db_max_bytes;			/* soft bound on the file */
 	/* http */

@@ -60,9 +60,9 @@ imbalanced_SOURCES = \
 	daemon/runtime.h daemon/runtime.c \
 	daemon/alerts.h daemon/alerts.c \
 	daemon/flightrec.h daemon/flightrec.c \
+	daemon/priority.h daemon/priority.c \
 	daemon/topology.h daemon/topology.c
 imbalanced_CPPFLAGS = $(AM_CPPFLAGS) $(TRACEFS_CFLAGS) $(SYSTEMD_CFLAGS)
-	daemon/priority.h daemon/priority.c \
 imbalanced_LDADD = daemon/libimbsrc.a daemon/libimbsink.a daemon/libimbbpf.a \
 	daemon/libimbtracefs.a analyzers/libimbcore.a \
 	$(TRACECMD_LIBS) $(TRACEFS_LIBS) $(TRACEEVENT_LIBS) $(LIBBPF_LIBS) \

@@ -33,9 +33,9 @@
 #include "daemon/group_rows.h"
 #include "daemon/hostinfo.h"
 #include "daemon/http.h"
+#include "daemon/priority.h"
 #include "daemon/report.h"
 #include "daemon/runtime.h"
-#include "daemon/priority.h"
 #include "daemon/snapshot.h"
 #include "daemon/source_bpf.h"
 #include "daemon/source_tracefs.h"
@@ -282,6 +282,12 @@ static int rt_source_poll(struct runtime *rt, int timeout_ms)
 	return source_tracefs_poll(rt->tfs, timeout_ms, rt_on_event, rt);
 }
 
+/* Windows may close up to here: the source has delivered everything older. */
+static uint64_t rt_source_watermark(const struct runtime *rt)
+{
+	return rt->bpf ? source_bpf_watermark(rt->bpf) : UINT64_MAX;
+}
+
 static void rt_source_drain(struct runtime *rt)
 {
 	if (rt->bpf)
@@ -304,12 +310,6 @@ static void rt_source_close(struct runtime *rt)
 static int rt_store_open(struct runtime *rt, char *err)
 {
 	struct store_opts so = {
-/* Windows may close up to here: the source has delivered everything older. */
-static uint64_t rt_source_watermark(const struct runtime *rt)
-{
-	return rt->bpf ? source_bpf_watermark(rt->bpf) : UINT64_MAX;
-}
-
 		.raw_days = rt->cfg.retention_days,
 		.minute_days = rt->cfg.downsample_days,
 		.max_bytes = rt->cfg.db_max_bytes,
@@ -462,6 +462,19 @@ static bool rt_config_value(const char *text, const char *key, char *val, size_t
 
 /* May a change of @key alone (@c: the running config with it changed) be
  * applied in place?  Alert keys and the analyzers' thresholds can. */
+/*
+ * The reader's nice level (priority.h).  Called from the reader's thread
+ * after the HTTP threads have started, so that they keep the start level.
+ */
+static void rt_nice_apply(struct runtime *rt, int nice)
+{
+	char err[256];
+
+	if (priority_raise(nice, err))
+		rt_log(rt, LOG_WARN, "%s; the event reader stays at nice %d, and may lose events "
+		       "under a heavy load (the nice key)", err, getpriority(PRIO_PROCESS, 0));
+}
+
 static bool rt_key_is_live(const struct config *old, const struct config *c, const char *key)
 {
 	struct config *a, *b;
@@ -484,19 +497,6 @@ static bool rt_key_is_live(const struct config *old, const struct config *c, con
 	*b = *c;
 	memset(&a->analyzer, 0, sizeof(a->analyzer));
 	memset(&b->analyzer, 0, sizeof(b->analyzer));
-/*
- * The reader's nice level (priority.h).  Called from the reader's thread
- * after the HTTP threads have started, so that they keep the start level.
- */
-static void rt_nice_apply(struct runtime *rt, int nice)
-{
-	char err[256];
-
-	if (priority_raise(nice, err))
-		rt_log(rt, LOG_WARN, "%s; the event reader stays at nice %d, and may lose events "
-		       "under a heavy load (the nice key)", err, getpriority(PRIO_PROCESS, 0));
-}
-
 	live = !memcmp(a, b, sizeof(*a));
 	free(a);
 	free(b);
@@ -558,6 +558,10 @@ static void rt_reload(struct runtime *rt)
 	rt->cfg.alert_overload_ns = c->alert_overload_ns;
 	rt->cfg.alert_lost_events = c->alert_lost_events;
 	alerts_config(rt->alerts, &rt->cfg);
+	if (c->nice != rt->cfg.nice) {
+		rt->cfg.nice = c->nice;
+		rt_nice_apply(rt, c->nice);
+	}
 	{
 		uint64_t win = rt->cfg.analyzer.window_ns;
 		int group_by = rt->cfg.analyzer.group_by;
@@ -580,10 +584,6 @@ out:
 		fclose(fa);
 	if (fr)
 		fclose(fr);
-	if (c->nice != rt->cfg.nice) {
-		rt->cfg.nice = c->nice;
-		rt_nice_apply(rt, c->nice);
-	}
 	free(applied);
 	free(restart);
 	free(told);
@@ -735,6 +735,8 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 	si.started_ns = real_ns();
 	snapshot_set_info(rt.snap, &si);
 
+	if (!o->replay_path)
+		rt_nice_apply(&rt, rt.cfg.nice);
 	t_start = mono_ns();
 	if (!o->replay_path)
 		pipeline_flush(rt.p, t_start);	/* start the window clock */
@@ -758,8 +760,6 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 		}
 		alerts_poll(rt.alerts);
 	}
-	if (!o->replay_path)
-		rt_nice_apply(&rt, rt.cfg.nice);
 	while (!*stop && !o->replay_path) {
 		uint64_t now;
 

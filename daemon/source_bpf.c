@@ -59,13 +59,13 @@ struct source_bpf {
 	uint64_t *lost_cpu;		/* [nr_cpus] reported so far */
 	uint64_t *drop_vals;		/* [nr_cpus] scratch for the map read */
 	int err;			/* allocation failure inside the ring callback */
-	int16_t node_of[NODE_MAP_MAX];	/* CPU -> NUMA node, -1 unknown */
-};
 	/* one poll's share of the ring (see ring_sample()) */
 	size_t budget;			/* records this poll may still read */
 	bool yielded;			/* the budget ran out with records left */
 	uint64_t max_ts;		/* newest record timestamp read so far */
 	uint64_t watermark;		/* every event stamped before this is delivered */
+	int16_t node_of[NODE_MAP_MAX];	/* CPU -> NUMA node, -1 unknown */
+};
 
 /* The last libbpf warning, so a load failure can say what went wrong. */
 static char libbpf_last[160];
@@ -452,16 +452,37 @@ static int record_convert(struct source_bpf *s, const void *data, size_t size)
 	return 0;
 }
 
+/*
+ * libbpf reads a ring until it is empty, so under a load that writes as
+ * fast as the reader reads, one ring_buffer__poll() would not return for
+ * as long as the load lasts: nothing delivered, no window closed, the
+ * reorder heap growing by a ring's worth of records a second, reservation
+ * failures counted only at the end.  Each poll reads at most
+ * SOURCE_BPF_POLL_BUDGET records; the callback's negative return stops
+ * libbpf after it has consumed this record.
+ */
+#define RING_YIELD	(-EINPROGRESS)
+
 static int ring_sample(void *ctx, void *data, size_t size)
 {
 	struct source_bpf *s = ctx;
 	int ret;
 
 	s->records++;
+	if (size >= sizeof(struct imb_wire_hdr)) {
+		uint64_t ts = ((const struct imb_wire_hdr *)data)->ts_ns;
+
+		if (ts > s->max_ts)
+			s->max_ts = ts;
+	}
 	ret = record_convert(s, data, size);
 	if (ret < 0) {
 		s->err = ret;
 		return ret;	/* stops ring_buffer__poll/consume */
+	}
+	if (s->budget && --s->budget == 0) {
+		s->yielded = true;
+		return RING_YIELD;
 	}
 	return 0;
 }
@@ -484,38 +505,17 @@ static int drops_collect(struct source_bpf *s, uint64_t now)
 		s->lost_cpu[cpu] = s->drop_vals[cpu];
 		s->lost += d;
 		ev = heap_slot(s);
-/*
- * libbpf reads a ring until it is empty, so under a load that writes as
- * fast as the reader reads, one ring_buffer__poll() would not return for
- * as long as the load lasts: nothing delivered, no window closed, the
- * reorder heap growing by a ring's worth of records a second, reservation
- * failures counted only at the end.  Each poll reads at most
- * SOURCE_BPF_POLL_BUDGET records; the callback's negative return stops
- * libbpf after it has consumed this record.
- */
-#define RING_YIELD	(-EINPROGRESS)
-
 		if (!ev)
 			return -ENOMEM;
 		ev->ts_ns = now;
 		ev->cpu = cpu;
 		ev->kind = IMB_EV_LOST;
 		ev->lost.count = d;
-	if (size >= sizeof(struct imb_wire_hdr)) {
-		uint64_t ts = ((const struct imb_wire_hdr *)data)->ts_ns;
-
-		if (ts > s->max_ts)
-			s->max_ts = ts;
-	}
 		heap_push_commit(s);
 	}
 	return 0;
 }
 
-	if (s->budget && --s->budget == 0) {
-		s->yielded = true;
-		return RING_YIELD;
-	}
 /* Deliver held events with ts <= @until. */
 static int deliver(struct source_bpf *s, uint64_t until, imb_event_fn fn, void *ctx)
 {
@@ -554,6 +554,8 @@ int source_bpf_poll(struct source_bpf *s, int timeout_ms, imb_event_fn fn, void 
 	uint64_t now, until;
 	int ret;
 
+	s->budget = SOURCE_BPF_POLL_BUDGET;
+	s->yielded = false;
 	ret = ring_buffer__poll(s->rb, timeout_ms);
 	if (ret < 0 && ret != -EINTR && ret != RING_YIELD && !s->err)
 		return ret;
@@ -597,6 +599,8 @@ int source_bpf_flush(struct source_bpf *s, imb_event_fn fn, void *ctx)
 {
 	int ret;
 
+	s->budget = 0;	/* no budget: read the ring to its end */
+	s->yielded = false;
 	ring_buffer__consume(s->rb);
 	if (s->err) {
 		ret = s->err;
@@ -606,8 +610,6 @@ int source_bpf_flush(struct source_bpf *s, imb_event_fn fn, void *ctx)
 	ret = drops_collect(s, mono_now());
 	if (ret < 0)
 		return ret;
-	s->budget = SOURCE_BPF_POLL_BUDGET;
-	s->yielded = false;
 	return deliver(s, UINT64_MAX, fn, ctx);
 }
 
@@ -633,8 +635,6 @@ void source_bpf_info(const struct source_bpf *s, struct source_info *info)
 	snprintf(info->format, sizeof(info->format), "bpf");
 	snprintf(info->clock, sizeof(info->clock), "mono");
 	info->nr_cpus = s->nr_cpus;
-	s->budget = 0;	/* no budget: read the ring to its end */
-	s->yielded = false;
 	info->events = s->events;
 	info->lost_events = s->lost;
 }

@@ -24,8 +24,8 @@
 #define SOURCE_BPF_RINGBUF_DEFAULT	(8u << 20)	/* bytes */
 #define SOURCE_BPF_REORDER_DEFAULT	(2u * 1000 * 1000)	/* ns */
 #define SOURCE_BPF_WAKEUP_DEFAULT	(64u << 10)	/* bytes */
-
 #define SOURCE_BPF_POLL_BUDGET		16384u		/* records read per poll at most */
+
 /* Bit of source_bpf_opts.events for an enum imb_ev_kind. */
 #define SOURCE_BPF_EV(kind)	(1u << (kind))
 
@@ -76,21 +76,15 @@ struct source_bpf *source_bpf_open(const struct source_bpf_opts *opts, char *err
  * source_bpf_poll - wait up to @timeout_ms for events and deliver them
  * @fn, @ctx: receives each event whose time is older than the reorder window
  *
+ * Reads at most SOURCE_BPF_POLL_BUDGET records, so that a reader that has
+ * fallen behind still returns to its caller (windows, watchdog, signals)
+ * several times a second; source_bpf_behind() then says records are left.
+ *
  * Returns the number of events delivered (>= 0), a negative return of @fn
  * (delivery stops there; undelivered events stay held), or -errno.
  */
 int source_bpf_poll(struct source_bpf *s, int timeout_ms, imb_event_fn fn, void *ctx);
 
-/**
- * Reads at most SOURCE_BPF_POLL_BUDGET records, so that a reader that has
- * fallen behind still returns to its caller (windows, watchdog, signals)
- * several times a second; source_bpf_behind() then says records are left.
- *
- * source_bpf_flush - deliver every held event now (at shutdown)
- *
- * Returns the number delivered or a negative return of @fn.
- */
-int source_bpf_flush(struct source_bpf *s, imb_event_fn fn, void *ctx);
 /**
  * source_bpf_watermark - every event stamped before this has been delivered
  *
@@ -102,6 +96,12 @@ uint64_t source_bpf_watermark(const struct source_bpf *s);
 /** source_bpf_behind - the last poll stopped at its budget with records left */
 bool source_bpf_behind(const struct source_bpf *s);
 
+/**
+ * source_bpf_flush - deliver every held event now (at shutdown)
+ *
+ * Returns the number delivered or a negative return of @fn.
+ */
+int source_bpf_flush(struct source_bpf *s, imb_event_fn fn, void *ctx);
 
 /** source_bpf_stats - counters so far; @st->lost_cpu points into @s */
 void source_bpf_stats(const struct source_bpf *s, struct source_bpf_stats *st);
