@@ -120,6 +120,10 @@ TESTS += tests/analyze.t tests/live.t tests/bench-analyze-speed.t \
 	tests/bench-pelt-accuracy.t tests/bench-live-overhead.t tests/systemd.t tests/alerts.t
 dist_check_SCRIPTS += tests/analyze.t tests/live.t tests/bench-analyze-speed.t \
 	tests/bench-pelt-accuracy.t tests/bench-live-overhead.t tests/systemd.t tests/alerts.t
+# churn.t takes CPU 1 offline for 2 s: it runs after every other test, alone
+TESTS += tests/churn.t
+dist_check_SCRIPTS += tests/churn.t
+tests/churn.log: $(filter-out tests/churn.log,$(TEST_LOGS))
 EXTRA_DIST += tests/lsan.supp tests/fixtures/no-switch.dat \
 	tests/fixtures/pelt-lost.dat tests/fixtures/pelt-uprobe.c tests/fixtures/pelt-uprobe.sh \
 	tests/fixtures/hogs3on2.tgids tests/fixtures/hogs2on2.tgids \
