@@ -49,6 +49,7 @@ struct source_bpf {
 	/* reorder heap */
 	struct held *heap;
 	size_t nr_held, cap_held;
+	unsigned int low_polls;		/* polls in a row the heap was under a quarter full */
 	uint64_t seq;
 	uint64_t last_ts;		/* last delivered timestamp */
 	/* counters */
@@ -112,13 +113,24 @@ static struct imb_event *heap_slot(struct source_bpf *s)
 
 /*
  * A reader that fell behind (a loaded host, a burst) grows the heap to a
- * whole ring's worth of records; give that memory back once it has drained.
+ * whole ring's worth of records; give that memory back once it has stayed
+ * drained for HEAP_SHRINK_POLLS polls in a row (at once, a busy reader
+ * would give it back and fault it in again every poll).
  */
+#define HEAP_SHRINK_POLLS	64
+
 static void heap_shrink(struct source_bpf *s)
 {
 	size_t cap = s->cap_held;
 	struct held *h;
 
+	if (cap <= 4096 || s->nr_held * 4 >= cap) {
+		s->low_polls = 0;
+		return;
+	}
+	if (++s->low_polls < HEAP_SHRINK_POLLS)
+		return;
+	s->low_polls = 0;
 	while (cap > 4096 && s->nr_held * 4 < cap)
 		cap /= 2;
 	if (cap == s->cap_held)
