@@ -24,6 +24,7 @@
 #include "daemon/hostinfo.h"
 
 #define CAP_SYS_ADMIN_BIT	21
+#define CAP_SYS_NICE_BIT	23
 #define CAP_PERFMON_BIT		38
 #define CAP_BPF_BIT		39
 
@@ -340,6 +341,7 @@ int hostinfo_probe(struct hostinfo *h)
 		h->cap_bpf = eff & (1ull << CAP_BPF_BIT);
 		h->cap_perfmon = eff & (1ull << CAP_PERFMON_BIT);
 		h->cap_sys_admin = eff & (1ull << CAP_SYS_ADMIN_BIT);
+		h->cap_sys_nice = eff & (1ull << CAP_SYS_NICE_BIT);
 	}
 	/* Tracing programs need CAP_BPF + CAP_PERFMON (5.8+) or CAP_SYS_ADMIN. */
 	h->bpf_permitted = h->cap_sys_admin || (h->cap_bpf && h->cap_perfmon);
@@ -387,8 +389,9 @@ void hostinfo_print_text(const struct hostinfo *h, FILE *f)
 
 	fprintf(f, "kernel:          %s (%s)\n", h->kernel, h->machine);
 	fprintf(f, "BTF:             %s\n", h->btf ? "yes (/sys/kernel/btf/vmlinux)" : "no");
-	fprintf(f, "capabilities:    CAP_BPF %s, CAP_PERFMON %s, CAP_SYS_ADMIN %s\n",
-		yes(h->cap_bpf), yes(h->cap_perfmon), yes(h->cap_sys_admin));
+	fprintf(f, "capabilities:    CAP_BPF %s, CAP_PERFMON %s, CAP_SYS_ADMIN %s, CAP_SYS_NICE %s%s\n",
+		yes(h->cap_bpf), yes(h->cap_perfmon), yes(h->cap_sys_admin), yes(h->cap_sys_nice),
+		h->cap_sys_nice ? "" : " (the event reader cannot go below its start nice level)");
 	fprintf(f, "lockdown:        %s\n", h->lockdown[0] ? h->lockdown : "unknown");
 	fprintf(f, "tracefs:         %s %s\n", h->tracefs_path,
 		h->tracefs_mounted ? "(mounted)" :
@@ -448,9 +451,9 @@ void hostinfo_print_json(const struct hostinfo *h, FILE *f)
 	fprintf(f, ",\"machine\":");
 	json_str(f, h->machine);
 	fprintf(f, ",\"btf\":%s,\"capabilities\":{\"cap_bpf\":%s,\"cap_perfmon\":%s,"
-		"\"cap_sys_admin\":%s},\"bpf_permitted\":%s,\"lockdown\":",
+		"\"cap_sys_admin\":%s,\"cap_sys_nice\":%s},\"bpf_permitted\":%s,\"lockdown\":",
 		jb(h->btf), jb(h->cap_bpf), jb(h->cap_perfmon), jb(h->cap_sys_admin),
-		jb(h->bpf_permitted));
+		jb(h->cap_sys_nice), jb(h->bpf_permitted));
 	json_str(f, h->lockdown);
 	fprintf(f, ",\"tracefs\":{\"path\":");
 	json_str(f, h->tracefs_path);

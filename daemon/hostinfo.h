@@ -41,6 +41,7 @@ struct hostinfo {
 	char machine[65];		/* uname -m */
 	bool btf;			/* /sys/kernel/btf/vmlinux readable and parsed */
 	bool cap_bpf, cap_perfmon, cap_sys_admin;	/* effective capabilities */
+	bool cap_sys_nice;		/* the event reader may raise its priority (the nice key) */
 	char lockdown[32];		/* "none", "integrity", "confidentiality", "" unknown */
 	bool bpf_permitted;		/* capabilities allow loading tracing BPF */
 	bool tracefs_mounted;

@@ -290,6 +290,11 @@ sed 's/^/# /' "$T/nonice.err"
 [ "$rc" = 0 ] && [ "$(grep -c 'cannot set nice -10 (now 0).*CAP_SYS_NICE.*the nice key' "$T/nonice.err")" = 1 ] &&
 	grep -q 'running: source bpf, .*, nice 0' "$T/nonice.err"
 ok $? "without CAP_SYS_NICE: says once that the reader stays at nice 0, and runs ($rc)"
+setpriv --bounding-set=-all,+bpf,+perfmon --inh-caps=-all,+bpf,+perfmon \
+	"$IMB" check --json >"$T/nonice-check.json" 2>/dev/null
+jq -e '.capabilities.cap_sys_nice == true' "$T/check.json" >/dev/null &&
+	jq -e '.capabilities.cap_sys_nice == false and .live_ok == true' "$T/nonice-check.json" >/dev/null
+ok $? "check --json: cap_sys_nice true as root, false without it (live mode still ok)"
 
 # --- SIGHUP: thresholds apply in place, restart-only keys are named -------
 printf 'overload_min_fraction = 25\nwindow = 1s\n' >"$T/hup.conf"
