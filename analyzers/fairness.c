@@ -96,6 +96,44 @@ static struct fair_job *fair_job_get(struct fair_state *s, const char *key)
 }
 
 /*
+ * The job's name for people into @buf (at most @len - 1 bytes): its cgroup
+ * path when the pipeline has one, else its key.  A path that does not fit
+ * keeps its tail ("...b/c.scope"), the part that tells one unit from another.
+ */
+static void fair_job_name(const struct imb_job_sample *jb, char *buf, size_t len)
+{
+	const char *name = jb->path[0] ? jb->path : jb->key;
+	size_t nl = strnlen(name, jb->path[0] ? sizeof(jb->path) : sizeof(jb->key));
+
+	if (nl < len) {
+		memcpy(buf, name, nl);
+		buf[nl] = '\0';
+	} else {
+		memcpy(buf, "...", 3);
+		memcpy(buf + 3, name + nl - (len - 4), len - 4);
+		buf[len - 1] = '\0';
+	}
+}
+
+/* @src as the inside of a JSON string (quotes, backslashes, controls escaped). */
+static void fair_json_esc(const char *src, size_t n, char *dst, size_t len)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n && src[i] && o + 7 < len; i++) {
+		unsigned char c = (unsigned char)src[i];
+
+		if (c == '"' || c == '\\')
+			o += (size_t)snprintf(dst + o, len - o, "\\%c", c);
+		else if (c < 0x20)
+			o += (size_t)snprintf(dst + o, len - o, "\\u%04x", c);
+		else
+			dst[o++] = (char)c;
+	}
+	dst[o] = '\0';
+}
+
+/*
  * Per-task evidence of a job and the balanceability sentence.  A task
  * counts as competing when it was runnable at least competing_min (90 %)
  * as long as the job's most runnable task.
@@ -147,6 +185,12 @@ static void fair_job_evidence(const struct fair_state *s, const struct model *m,
 		balance[0] = '\0';
 	}
 	evb_add(e, "\"job\":\"%s\"", jb->key);
+	if (jb->path[0]) {
+		char path[2 * sizeof(jb->path)];
+
+		fair_json_esc(jb->path, sizeof(jb->path), path, sizeof(path));
+		evb_add(e, "\"path\":\"%s\"", path);
+	}
 	evb_add(e, "\"unfairness\":%.4f", jb->unfairness);
 	evb_add(e, "\"jain_index\":%.4f", jb->jain_index);
 	evb_add(e, "\"mean_deviation\":%.4f", jb->mean_deviation);
@@ -169,15 +213,16 @@ static void fair_finding(struct fair_state *s, const struct model *m, const stru
 			 double value)
 {
 	struct evb e;
-	char balance[160];
+	char balance[160], name[96];
 
 	f->value = value;
 	f->threshold = s->cfg.unfairness_threshold;
 	evb_init(&e, f->evidence, sizeof(f->evidence));
 	fair_job_evidence(s, m, w, jb, &e, balance, sizeof(balance));
 	evb_close(&e);
+	fair_job_name(jb, name, sizeof(name));
 	snprintf(f->summary, sizeof(f->summary), "job %s %s %.1f%% unfair (threshold %.0f%%); %s",
-		 jb->key, what, 100 * value, 100 * s->cfg.unfairness_threshold, balance);
+		 name, what, 100 * value, 100 * s->cfg.unfairness_threshold, balance);
 }
 
 static void fair_window(void *state, const struct model *m, struct imb_window *w,
@@ -220,7 +265,10 @@ static void fair_window(void *state, const struct model *m, struct imb_window *w
 
 			finding_init(f, j->id, "unfairness", mean >= 2 * s->cfg.unfairness_threshold ?
 				     IMB_SEV_CRITICAL : IMB_SEV_WARNING, j->start_ns, j->end_ns);
-			snprintf(f->subject, sizeof(f->subject), "job %.58s", jb->key);
+			char name[60];
+
+			fair_job_name(jb, name, sizeof(name));
+			snprintf(f->subject, sizeof(f->subject), "job %s", name);
 			f->open = true;
 			fair_finding(s, m, w, jb, f, "has been on average", mean);
 			j->emitted = true;
@@ -266,13 +314,15 @@ static void fair_finish(void *state, const struct model *m, struct imb_window *s
 	for (size_t i = 0; i < summary->nr_jobs; i++) {
 		const struct imb_job_sample *jb = &summary->jobs[i];
 		struct imb_finding f;
+		char name[48];
 
 		if (jb->tasks < 2 || jb->unfairness <= s->cfg.unfairness_threshold)
 			continue;
 		finding_init(&f, finding_id_make(FINDING_SRC_FAIRNESS, ++s->next_id), "unfairness",
 			     jb->unfairness >= 2 * s->cfg.unfairness_threshold ? IMB_SEV_CRITICAL :
 			     IMB_SEV_WARNING, summary->t_start_ns, summary->t_end_ns);
-		snprintf(f.subject, sizeof(f.subject), "job %.46s (whole run)", jb->key);
+		fair_job_name(jb, name, sizeof(name));
+		snprintf(f.subject, sizeof(f.subject), "job %s (whole run)", name);
 		fair_finding(s, m, summary, jb, &f, "was over the whole run", jb->unfairness);
 		finding_list_add(out, &f);
 	}

@@ -23,6 +23,8 @@ struct pipeline {
 	struct model *m;
 	pipeline_window_fn fn;
 	void *ctx;
+	pipeline_cgroup_label_fn label_fn;	/* names cgroup jobs, NULL none */
+	void *label_ctx;
 	void *state[ANALYZERS_MAX];
 	struct finding_list run_findings;	/* every finding, latest version */
 	bool started;
@@ -123,6 +125,12 @@ void pipeline_free(struct pipeline *p)
 	free(p->weight);
 	free(p->fair);
 	free(p);
+}
+
+void pipeline_set_cgroup_label(struct pipeline *p, pipeline_cgroup_label_fn fn, void *ctx)
+{
+	p->label_fn = fn;
+	p->label_ctx = ctx;
 }
 
 void pipeline_reconfigure(struct pipeline *p, const struct analyzer_config *cfg)
@@ -277,9 +285,10 @@ void analyzer_job_key(const struct analyzer_config *cfg, const struct model *m,
  * Jobs from task rows: unfairness over the tasks that were runnable the
  * whole span (@full[i]), deviations over tasks with a fair share.
  */
-static int jobs_build(const struct analyzer_config *cfg, const struct model *m,
+static int jobs_build(const struct pipeline *p, const struct model *m,
 		      const struct model_task **src, const bool *full, struct imb_window *w)
 {
+	const struct analyzer_config *cfg = &p->cfg;
 	size_t cap = w->nr_tasks ? w->nr_tasks : 1;
 	struct imb_job_sample *jobs = calloc(cap, sizeof(*jobs));
 	double *sum_x = calloc(cap, sizeof(double)), *sum_x2 = calloc(cap, sizeof(double));
@@ -304,6 +313,11 @@ static int jobs_build(const struct analyzer_config *cfg, const struct model *m,
 		if (j == nj) {
 			memcpy(jobs[j].key, key, sizeof(key));
 			memcpy(jobs[j].kind, kind, sizeof(kind));
+			/* once per job and window: the callback's cache, not an event's cost */
+			if (p->label_fn && cfg->group_by == ANALYZER_GROUP_CGROUP && src[i]->cgroup &&
+			    p->label_fn(src[i]->cgroup, jobs[j].path, sizeof(jobs[j].path),
+					p->label_ctx))
+				jobs[j].path[0] = '\0';
 			minr[j] = UINT64_MAX;
 			nj++;
 		}
@@ -463,7 +477,7 @@ static int window_close(struct pipeline *p, uint64_t end_ns)
 			(double)len * p->cfg.span_runnable_min;
 		w->nr_tasks++;
 	}
-	if (jobs_build(&p->cfg, m, src, full, w))
+	if (jobs_build(p, m, src, full, w))
 		goto out;
 	for (size_t i = 0; i < analyzers_count; i++)
 		analyzers[i]->window(p->state[i], m, w, &out);
@@ -589,7 +603,7 @@ struct imb_window *pipeline_finish(struct pipeline *p)
 		if (full[i] && (double)(src[i]->last_ns - src[i]->first_ns) <
 		    (double)maxlife * p->cfg.span_life_min)
 			full[i] = false;
-	if (jobs_build(&p->cfg, m, src, full, w))
+	if (jobs_build(p, m, src, full, w))
 		goto fail;
 	for (size_t i = 0; i < analyzers_count; i++)
 		if (analyzers[i]->finish)

@@ -65,6 +65,23 @@ struct imb_window *pipeline_finish(struct pipeline *p);
  */
 void pipeline_reconfigure(struct pipeline *p, const struct analyzer_config *cfg);
 
+/*
+ * Labels cgroup job @id (a cgroup v2 id): copies its path into @buf (cut to
+ * @len, NUL-terminated) and returns 0, or returns nonzero to leave it
+ * unlabelled.  Must not block for long: it runs on the pipeline's thread.
+ */
+typedef int (*pipeline_cgroup_label_fn)(uint64_t id, char *buf, size_t len, void *ctx);
+
+/**
+ * pipeline_set_cgroup_label - name cgroup jobs with @fn (NULL: none, the default)
+ *
+ * With group_by cgroup, the pipeline calls @fn once for each cgroup job when
+ * it builds a window's job rows (never per event) and stores the result in
+ * the job's path; the key stays "cgroup:<id>".  Only the live daemon sets
+ * it: a recording's ids are another host's, and analyze leaves paths empty.
+ */
+void pipeline_set_cgroup_label(struct pipeline *p, pipeline_cgroup_label_fn fn, void *ctx);
+
 /** pipeline_tgid_hint - see model_tgid_hint(); 0 or -ENOMEM */
 int pipeline_tgid_hint(struct pipeline *p, int32_t pid, int32_t tgid);
 

@@ -84,6 +84,8 @@ struct imb_task_sample {
 struct imb_job_sample {
 	char key[64];			/* "pid:1234", "cgroup:/x", "comm:hog" */
 	char kind[12];			/* "process", "cgroup", "comm" */
+	char path[256];			/* cgroup job: its v2 path ("/a/b"), "" unknown;
+					 * filled only by a live pipeline's label callback */
 	uint32_t tasks;
 	double unfairness;		/* 1 - min/max run_ns, 0..1 */
 	double mean_deviation;		/* mean |share - fair| / fair */

@@ -8,6 +8,7 @@
  * episode that opens, stays one finding and closes, migration causes and
  * the same-task pattern.  Larger generated scenarios run in scenarios.t.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -463,6 +464,106 @@ static void test_vruntime_kernel(bool with_v)
 	pipeline_free(p);
 }
 
+/* the label callback of test_cgroup_label: a path for cgroup 77 only */
+static int label_77(uint64_t id, char *buf, size_t len, void *ctx)
+{
+	unsigned int *calls = ctx;
+
+	(*calls)++;
+	if (id != 77)
+		return -ENOENT;
+	snprintf(buf, len, "%s", "/imb.slice/a-rather-long-unit-name-for-the-subject-line.service");
+	return 0;
+}
+
+/*
+ * The job of test_unfairness grouped by cgroup (all three tasks switched
+ * in from cgroup 77): with a label callback the job's path is its label
+ * while the key stays "cgroup:77", the findings' subjects name the path
+ * (its tail where it does not fit) and their evidence carries it; the
+ * callback runs per job and window, not per event; without a callback
+ * (analyze) the path stays empty and the subject is the key.
+ */
+static void test_cgroup_label(bool labelled)
+{
+	struct analyzer_config cfg;
+	struct collect c = { .n = 0 };
+	struct pipeline *p;
+	struct imb_window *s;
+	const struct imb_finding *f;
+	unsigned int calls = 0;
+	uint64_t events = 0;
+	size_t n;
+	const int32_t a[] = { 300, 301 };
+	const char *path = "/imb.slice/a-rather-long-unit-name-for-the-subject-line.service";
+	char want[64];
+
+	pipeline_config_defaults(&cfg);
+	cfg.group_by = ANALYZER_GROUP_CGROUP;
+	p = pipeline_new(&cfg, NULL, collect_fn, &c);
+	if (labelled)
+		pipeline_set_cgroup_label(p, label_77, &calls);
+	ev_wakeup(p, 1 * MS, 0, 300, 300);
+	ev_wakeup(p, 1 * MS, 0, 301, 300);
+	ev_wakeup(p, 1 * MS, 1, 302, 300);
+	for (uint64_t t = 5 * MS; t <= 7001 * MS; t += 4 * MS) {
+		int k = (int)((t - 5 * MS) / (4 * MS));
+		struct imb_event ev = { .ts_ns = t, .cpu = 0, .kind = IMB_EV_SWITCH };
+
+		ev_runtime(p, t, 0, a[k % 2], 4 * MS);
+		ev.sw.prev_pid = a[k % 2];
+		ev.sw.prev_prio = ev.sw.next_prio = 120;
+		ev.sw.prev_state = IMB_STATE_PREEMPTED;
+		ev.sw.prev_tgid = ev.sw.next_tgid = 300;
+		ev.sw.next_pid = a[(k + 1) % 2];
+		ev.sw.next_cgroup = 77;
+		feed(p, &ev);
+		if (k == 0) {
+			ev.cpu = 1;
+			ev.sw.prev_pid = 0;
+			ev.sw.prev_tgid = 0;
+			ev.sw.next_pid = 302;
+			feed(p, &ev);
+			events++;
+		}
+		ev_runtime(p, t, 1, 302, 4 * MS);
+		events += 3;
+	}
+	s = pipeline_finish(p);
+	n = 0;
+	for (size_t i = 0; i < s->nr_jobs; i++)
+		if (!strcmp(s->jobs[i].key, "cgroup:77"))
+			n++;
+	ok(n == 1, "%s: the whole run has one job keyed cgroup:77", labelled ? "labelled" : "plain");
+	for (size_t i = 0; i < s->nr_jobs; i++)
+		if (!strcmp(s->jobs[i].key, "cgroup:77"))
+			ok(!strcmp(s->jobs[i].path, labelled ? path : ""), "%s: its path '%s'",
+			   labelled ? "labelled" : "plain", s->jobs[i].path);
+	if (labelled)
+		ok(calls > 0 && calls <= 2 * (c.n + 1) && calls < events / 100,
+		   "the label is asked per job and window (%u times for %zu windows), not per event",
+		   calls, c.n);
+	/* "job " + 59: the tail of the path */
+	snprintf(want, sizeof(want), "job %s", labelled ? "..." : "cgroup:77");
+	if (labelled)
+		snprintf(want + 7, sizeof(want) - 7, "%s", path + strlen(path) - 56);
+	f = find_kind(s, "unfairness", want, &n);
+	ok(f != NULL, "%s: the episode's subject is '%s'", labelled ? "labelled" : "plain", want);
+	ok(f && (labelled ? strstr(f->evidence, "\"path\":\"/imb.slice/") != NULL :
+		 strstr(f->evidence, "\"path\"") == NULL) &&
+	   strstr(f->evidence, "\"job\":\"cgroup:77\""),
+	   "%s: its evidence keeps the key%s", labelled ? "labelled" : "plain",
+	   labelled ? " and has the path" : "");
+	snprintf(want, sizeof(want), "job %s (whole run)", labelled ? "..." : "cgroup:77");
+	if (labelled)
+		snprintf(want + 7, sizeof(want) - 7, "%s (whole run)", path + strlen(path) - 44);
+	f = find_kind(s, "unfairness", want, &n);
+	ok(f != NULL, "%s: the whole-run subject is '%s'", labelled ? "labelled" : "plain", want);
+	imb_window_free(s);
+	collect_free(&c);
+	pipeline_free(p);
+}
+
 int main(void)
 {
 	test_evidence();
@@ -470,6 +571,8 @@ int main(void)
 	test_overload();
 	test_overload_machine();
 	test_unfairness();
+	test_cgroup_label(true);
+	test_cgroup_label(false);
 	test_migration();
 	test_vruntime_kernel(false);
 	test_vruntime_kernel(true);
