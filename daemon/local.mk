@@ -61,7 +61,8 @@ imbalanced_SOURCES = \
 	daemon/alerts.h daemon/alerts.c \
 	daemon/flightrec.h daemon/flightrec.c \
 	daemon/priority.h daemon/priority.c \
-	daemon/topology.h daemon/topology.c
+	daemon/topology.h daemon/topology.c \
+	daemon/cgroup_paths.h daemon/cgroup_paths.c
 imbalanced_CPPFLAGS = $(AM_CPPFLAGS) $(TRACEFS_CFLAGS) $(SYSTEMD_CFLAGS)
 imbalanced_LDADD = daemon/libimbsrc.a daemon/libimbsink.a daemon/libimbbpf.a \
 	daemon/libimbtracefs.a analyzers/libimbcore.a \

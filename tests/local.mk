@@ -82,6 +82,17 @@ TESTS += tests/groups-live.t
 dist_check_SCRIPTS += tests/groups-live.t
 # --- end live BPF source ---
 
+# --- cgroup v2 paths of fairness jobs (daemon/cgroup_paths.c) ---
+# The resolver over a tree made by the test and the host's v2 hierarchy;
+# cgroup-paths-live.t: the daemon with group_by=cgroup names a v2 cgroup's
+# job by its path (needs root).
+check_PROGRAMS += tests/test_cgroup_paths
+TESTS += tests/test_cgroup_paths
+tests_test_cgroup_paths_SOURCES = tests/test_cgroup_paths.c tests/tap.h daemon/cgroup_paths.c
+TESTS += tests/cgroup-paths-live.t
+dist_check_SCRIPTS += tests/cgroup-paths-live.t
+# --- end cgroup v2 paths ---
+
 # --- analyzers: scenario generator, replay harness, scenario checks ---
 check_PROGRAMS += tests/scn-replay
 tests_scn_replay_SOURCES = tests/scn-replay.c
