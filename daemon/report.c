@@ -330,9 +330,10 @@ void report_text(FILE *f, const struct report_run *r, unsigned int top, bool ver
 
 		if (j->tasks < 2 && !verbose)
 			continue;
-		fprintf(f, "%-24s %-8s %5u %11.1f %9.1f %9.1f %6.3f\n", j->key, j->kind, j->tasks,
-			100.0 * j->unfairness, 100.0 * j->mean_deviation, 100.0 * j->max_deviation,
-			j->jain_index);
+		fprintf(f, "%-24s %-8s %5u %11.1f %9.1f %9.1f %6.3f%s%.*s\n", j->key, j->kind,
+			j->tasks, 100.0 * j->unfairness, 100.0 * j->mean_deviation,
+			100.0 * j->max_deviation, j->jain_index, j->path[0] ? "  " : "",
+			(int)sizeof(j->path), j->path);
 	}
 
 	if (m->has_kernel_pelt) {

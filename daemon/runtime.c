@@ -27,6 +27,7 @@
 #include "analyzers/event_text.h"
 #include "analyzers/pipeline.h"
 #include "daemon/alerts.h"
+#include "daemon/cgroup_paths.h"
 #include "daemon/conf.h"
 #include "daemon/flightrec.h"
 #include "daemon/group_names.h"
@@ -60,6 +61,7 @@ struct runtime {
 	struct group_names *names;	/* task groups' cgroup paths (BPF source) */
 	const char *source_name;
 	struct pipeline *p;
+	struct cgroup_paths *cgp;	/* labels cgroup jobs with their v2 paths (live, group_by cgroup) */
 	uint64_t windows;
 	uint64_t store_errors;
 	FILE *rec;		/* --record: the event stream as text */
@@ -399,7 +401,19 @@ static int rt_pipeline_new(struct runtime *rt)
 	ac.live = !rt->o->report_path;
 	topology_probe_sysfs(&ac);
 	rt->p = pipeline_new(&ac, &mo, rt_on_window, rt);
-	return rt->p ? 0 : -ENOMEM;
+	if (!rt->p)
+		return -ENOMEM;
+	/*
+	 * Cgroup jobs get this host's v2 paths, live only: a replay's ids are
+	 * the recording host's.  Without the resolver (ENOMEM) or the
+	 * hierarchy, jobs keep their numeric keys.
+	 */
+	if (!rt->o->replay_path && ac.group_by == ANALYZER_GROUP_CGROUP) {
+		rt->cgp = cgroup_paths_new(NULL);
+		if (rt->cgp)
+			pipeline_set_cgroup_label(rt->p, cgroup_paths_label_cb, rt->cgp);
+	}
+	return 0;
 }
 
 /*
@@ -632,6 +646,15 @@ static void rt_done(struct runtime *rt)
 {
 	/* exact reverse of set-up */
 	pipeline_free(rt->p);
+	if (rt->cgp) {
+		struct cgroup_paths_stats st;
+
+		cgroup_paths_stats(rt->cgp, &st);
+		rt_log(rt, LOG_DEBUG, "cgroup paths: %zu held, %" PRIu64 " lookups, %" PRIu64
+		       " unresolved, %" PRIu64 " walks, %" PRIu64 " errors, %" PRIu64 " left out",
+		       st.entries, st.lookups, st.unresolved, st.scans, st.errors, st.dropped);
+	}
+	cgroup_paths_free(rt->cgp);
 	if (rt->alerts)
 		/* a replay waits for its hooks; a stopping daemon gives them 0.5 s */
 		alerts_drain(rt->alerts, rt->o->replay_path ?

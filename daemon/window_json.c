@@ -72,6 +72,14 @@ void window_json_job(struct json *j, const struct imb_job_sample *b)
 	json_strn(j, b->key, sizeof(b->key));
 	json_key(j, "kind");
 	json_strn(j, b->kind, sizeof(b->kind));
+	/* a cgroup job's v2 path: live runs only (null: unresolved, or a recording) */
+	if (!strncmp(b->kind, "cgroup", sizeof(b->kind))) {
+		json_key(j, "path");
+		if (b->path[0])
+			json_strn(j, b->path, sizeof(b->path));
+		else
+			json_null(j);
+	}
 	json_kv_uint(j, "tasks", b->tasks);
 	json_kv_double(j, "unfairness", b->unfairness);
 	json_kv_double(j, "mean_deviation", b->mean_deviation);
