@@ -16,9 +16,7 @@ set -u
 IMB=${IMBALANCED:-./imbalanced}
 HOGS=${top_builddir:-.}/tests/hogs
 T=$(mktemp -d "${TMPDIR:-/tmp}/cgroup-paths-live-t.XXXXXX")
-n=0
-fail=0
-daemon=
+. "${top_srcdir:-.}/tests/live-lib.sh"
 hog=
 CG=
 
@@ -36,36 +34,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fail=1
-	fi
-}
-skip_all() {
-	echo "1..0 # SKIP $1"
-	exit 0
-}
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-wait_ready() {
-	i=0
-	while [ $i -lt 600 ]; do
-		grep -q 'imbalanced: running:' "$1" 2>/dev/null && return 0
-		kill -0 "$daemon" 2>/dev/null || return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
 
-[ "$(id -u)" = 0 ] || skip_all "needs root (BPF, cgroups)"
-mountpoint -q /sys/kernel/tracing 2>/dev/null || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-command -v jq >/dev/null || skip_all "jq not installed"
+need_live "BPF, cgroups"
 command -v curl >/dev/null || skip_all "curl not installed"
 [ -x "$HOGS" ] || skip_all "tests/hogs not built (make check builds it)"
 # the v2 mount: /sys/fs/cgroup/unified on a hybrid host, /sys/fs/cgroup on a pure one

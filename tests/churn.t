@@ -19,9 +19,7 @@ IMB=${IMBALANCED:-./imbalanced}
 HOGS=${top_builddir:-.}/tests/hogs
 T=$(mktemp -d "${TMPDIR:-/tmp}/churn-t.XXXXXX")
 CPU1=/sys/devices/system/cpu/cpu1/online
-n=0
-fail=0
-daemon=
+. "${top_srcdir:-.}/tests/live-lib.sh"
 cgdir=
 offlined=
 
@@ -33,24 +31,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fail=1
-	fi
-}
-skip_all() {
-	echo "1..0 # SKIP $1"
-	exit 0
-}
 
-[ "$(id -u)" = 0 ] || skip_all "needs root (BPF, cgroups, CPU hotplug)"
-mountpoint -q /sys/kernel/tracing 2>/dev/null || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-[ -d /sys/kernel/tracing/events/sched ] || skip_all "kernel has no tracefs sched events"
-command -v jq >/dev/null || skip_all "jq not installed"
+need_live "BPF, cgroups, CPU hotplug"
 
 # the cpu controller: a v1 hierarchy of its own, or v2 with cpu enabled
 if [ -f /sys/fs/cgroup/cpu/cpu.shares ]; then
@@ -62,12 +44,7 @@ fi
 "$IMB" run --listen '' --db "$T/churn.db" --window 500 --set max_groups=16 \
 	--report "$T/churn.json" 2>"$T/churn.err" &
 daemon=$!
-i=0
-while [ $i -lt 600 ] && ! grep -q 'imbalanced: running:' "$T/churn.err"; do
-	kill -0 "$daemon" 2>/dev/null || break
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_ready "$T/churn.err"
 grep -q 'imbalanced: running: source bpf' "$T/churn.err"
 ok $? "the daemon runs on the BPF source"
 
@@ -152,22 +129,7 @@ jq -e '(.groups | length) <= 16 and all(.groups[]; (.path | startswith("/")))' \
 ok $? "the group table stays within max_groups=16 ($(jq '.groups | length' "$T/churn.json") listed, each with a path)"
 
 if [ -n "$hotplug" ]; then
-	python3 - "$T/churn.json" "$T/hogs.json" <<'EOF'
-import json, sys
-rep = json.load(open(sys.argv[1]))
-truth = json.load(open(sys.argv[2]))
-tasks = {t["pid"]: t for t in rep["tasks"]}
-worst = 0.0
-for th in truth["threads"]:
-    t = tasks.get(th["tid"])
-    if t is None:
-        print(f"# thread {th['tid']} not seen")
-        sys.exit(1)
-    err = abs(t["run_ns"] - th["cpu_ns"]) / th["cpu_ns"]
-    print(f"# {th['comm']} tid {th['tid']}: own {th['cpu_ns']} ns, daemon {t['run_ns']} ns ({100*err:.3f} %)")
-    worst = max(worst, err)
-sys.exit(0 if worst <= 0.02 else 1)
-EOF
+	threads_within "$T/churn.json" "$T/hogs.json"
 	ok $? "across CPU 1 going offline and back: every thread's CPU time within 2 % of its own clock"
 	# after the CPU is back the hogs use both CPUs: CPU 1 has windows
 	# with util above half its capacity

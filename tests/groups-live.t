@@ -16,9 +16,7 @@ IMB=${IMBALANCED:-./imbalanced}
 HOGS=${top_builddir:-.}/tests/hogs
 T=$(mktemp -d "${TMPDIR:-/tmp}/groups-live-t.XXXXXX")
 CG=/sys/fs/cgroup/cpu/imb-test-$$
-n=0
-fail=0
-daemon=
+. "${top_srcdir:-.}/tests/live-lib.sh"
 hog_cg=
 hog_ag=
 
@@ -37,26 +35,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fail=1
-	fi
-}
-skip_all() {
-	echo "1..0 # SKIP $1"
-	exit 0
-}
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
-[ "$(id -u)" = 0 ] || skip_all "needs root (BPF, cgroups)"
-mountpoint -q /sys/kernel/tracing 2>/dev/null || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-command -v jq >/dev/null || skip_all "jq not installed"
+need_live "BPF, cgroups"
 command -v curl >/dev/null || skip_all "curl not installed"
 [ -x "$HOGS" ] || skip_all "tests/hogs not built (make check builds it)"
 [ -f /sys/fs/cgroup/cpu/tasks ] || skip_all "no cgroup v1 cpu hierarchy at /sys/fs/cgroup/cpu"

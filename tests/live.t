@@ -14,9 +14,7 @@ set -u
 IMB=${IMBALANCED:-./imbalanced}
 HOGS=${top_builddir:-.}/tests/hogs
 T=$(mktemp -d "${TMPDIR:-/tmp}/live-t.XXXXXX")
-n=0
-fail=0
-daemon=
+. "${top_srcdir:-.}/tests/live-lib.sh"
 
 notifier=
 cleanup() {
@@ -26,36 +24,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fail=1
-	fi
-}
-# wait_ready ERRFILE: until the daemon logs that it runs (start-up parses
-# event formats and loads BPF: seconds under the sanitizers)
-wait_ready() {
-	i=0
-	while [ $i -lt 600 ]; do
-		grep -q 'imbalanced: running:' "$1" 2>/dev/null && return 0
-		kill -0 "$daemon" 2>/dev/null || return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-skip_all() {
-	echo "1..0 # SKIP $1"
-	exit 0
-}
 
-[ "$(id -u)" = 0 ] || skip_all "needs root (BPF, tracefs)"
-mountpoint -q /sys/kernel/tracing 2>/dev/null || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-[ -d /sys/kernel/tracing/events/sched ] || skip_all "kernel has no tracefs sched events"
-command -v jq >/dev/null || skip_all "jq not installed"
+need_live "BPF, tracefs"
 
 # --- check ---------------------------------------------------------------
 "$IMB" check --json >"$T/check.json" 2>"$T/check.err"
@@ -115,22 +85,7 @@ run_hogs() {
 
 # compare SOURCE: every hog thread's run_ns within 2 % of its own CPU time
 compare() {
-	python3 - "$T/$1.json" "$T/$1.truth.json" <<'EOF'
-import json, sys
-rep = json.load(open(sys.argv[1]))
-truth = json.load(open(sys.argv[2]))
-tasks = {t["pid"]: t for t in rep["tasks"]}
-worst = 0.0
-for th in truth["threads"]:
-    t = tasks.get(th["tid"])
-    if t is None:
-        print(f"# thread {th['tid']} not seen")
-        sys.exit(1)
-    err = abs(t["run_ns"] - th["cpu_ns"]) / th["cpu_ns"]
-    print(f"# {th['comm']} tid {th['tid']}: own {th['cpu_ns']} ns, daemon {t['run_ns']} ns ({100*err:.3f} %)")
-    worst = max(worst, err)
-sys.exit(0 if worst <= 0.02 else 1)
-EOF
+	threads_within "$T/$1.json" "$T/$1.truth.json"
 }
 
 # overload SOURCE: the load balancer's view, window by window (the store's
