@@ -118,6 +118,8 @@ void model_free(struct model *m)
 	free(m);
 }
 
+static void task_set_att(struct model *m, struct model_task *t, uint64_t id);
+
 /* Drop the dead task seen longest ago to make room; -ENOSPC if none. */
 static int task_evict_one(struct model *m)
 {
@@ -131,6 +133,7 @@ static int task_evict_one(struct model *m)
 	}
 	if (victim == SIZE_MAX)
 		return -ENOSPC;
+	task_set_att(m, &m->tasks[victim], 0);
 	m->tasks[victim] = m->tasks[m->nr_tasks - 1];
 	m->nr_tasks--;
 	m->evicted++;
@@ -1778,6 +1781,16 @@ static void ev_pelt_se(struct model *m, const struct imb_event *ev)
 	if (!t)
 		return;
 	task_set_tgid(m, t, k->tgid);
+	if (t->state == MODEL_TASK_DEAD) {
+		/*
+		 * remove_entity_load_avg() after the final switch syncs the
+		 * dead task's averages and fires pelt_se_tp: the model has
+		 * removed it already, so it is neither seeded nor attached
+		 * again (a dead task holding a group would keep the group,
+		 * whose cgroup may be gone, in the table for ever).
+		 */
+		goto kernel;
+	}
 	if (k->parent_id) {
 		m->has_groups = true;
 		t->group = tg_internal(k->parent_id);
@@ -1800,6 +1813,7 @@ static void ev_pelt_se(struct model *m, const struct imb_event *ev)
 		err_add(&m->err_task[MODEL_SIG_RUNNABLE], t->avg.runnable_avg, k->runnable_avg);
 		err_add(&m->err_task[MODEL_SIG_LOAD], t->avg.load_avg, k->load_avg);
 	}
+kernel:
 	pelt_from_kernel(&t->kavg, task_weight(t), k->last_update_time, k->load_sum, k->runnable_sum,
 			 k->util_sum, k->period_contrib, k->load_avg, k->runnable_avg, k->util_avg);
 	t->kavg_ns = ev->ts_ns;
@@ -1956,13 +1970,11 @@ int model_evict_dead(struct model *m, uint64_t before_ns)
 {
 	size_t n = 0, cap;
 
-	if (m->nr_groups && group_evict_idle(m))
-		return -ENOMEM;
-
 	for (size_t i = 0; i < m->nr_tasks; i++) {
 		struct model_task *t = &m->tasks[i];
 
 		if (t->state == MODEL_TASK_DEAD && t->last_ns < before_ns) {
+			task_set_att(m, t, 0);	/* a group's count never outlives its task */
 			m->evicted++;
 			continue;
 		}
@@ -1970,6 +1982,9 @@ int model_evict_dead(struct model *m, uint64_t before_ns)
 			m->tasks[n] = *t;
 		n++;
 	}
+	/* after the tasks: a group the evicted tasks held can go in this pass */
+	if (m->nr_groups && group_evict_idle(m))
+		return -ENOMEM;
 	if (n == m->nr_tasks)
 		return 0;
 	m->nr_tasks = n;

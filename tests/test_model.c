@@ -441,6 +441,52 @@ static void test_group_eviction(void)
 	model_free(m);
 }
 
+/*
+ * The kernel syncs a dead task's averages in remove_entity_load_avg() after
+ * its final switch, and pelt_se_tp fires with its pid: that late record must
+ * not put the task back in its group, or the group (its cgroup deleted, its
+ * path long gone) could never leave the table.
+ */
+static void test_group_dead_task_late_record(void)
+{
+	const uint64_t cg = 80685;	/* a cgroup v2 id, no autogroup bit */
+	struct model *m = new_model(1);
+	struct model_group *g;
+	struct imb_event e;
+	uint64_t t;
+
+	group_rec(m, 1 * MS, 0, cg, 0);
+	swg(m, 1 * MS, 0, 0, 0, 901, cg);
+	for (t = 1 * MS; t < 201 * MS;) {
+		t += 4 * MS;
+		runtime(m, t, 0, 901, 4 * MS);
+	}
+	e = ev_base(t, 0, IMB_EV_EXIT);
+	e.exit.pid = 901;
+	e.exit.prio = 120;
+	feed(m, e);
+	sw(m, t + 1000, 0, 901, 0x10, 0);
+	e = ev_base(t + 2 * MS, 0, IMB_EV_PELT_SE);
+	e.pelt_se.pid = 901;
+	e.pelt_se.tgid = 901;
+	e.pelt_se.parent_id = cg;
+	e.pelt_se.last_update_time = t + 2 * MS;
+	e.pelt_se.util_avg = 900;
+	e.pelt_se.util_sum = (uint32_t)(900 * PELT_MIN_DIVIDER);
+	feed(m, e);
+	g = model_group_find(m, 0, cg);
+	ok(g && g->nr_tasks == 0, "a dead task's late pelt_se record does not attach it again (%u)",
+	   g ? (unsigned)g->nr_tasks : 0u);
+	ok(model_task_find(m, 901) && !model_task_find(m, 901)->pelt_valid &&
+	   model_task_find(m, 901)->att_group == 0, "... nor seed its averages");
+	t += 3000 * MS;
+	runtime(m, t, 0, 1, 1);	/* something else runs: the PELT clock moves */
+	is_int(model_evict_dead(m, t), 0, "window-end eviction succeeds");
+	ok(!model_task_find(m, 901), "the dead task leaves the table");
+	ok(!model_group_find(m, 0, cg), "... and its group, empty and decayed, in the same pass");
+	model_free(m);
+}
+
 static void test_fairness_fill(void)
 {
 	uint64_t d[3] = { 1000, 1000, 1000 }, w[3] = { 1024, 1024, 1024 }, f[3];
@@ -469,6 +515,7 @@ int main(void)
 	test_group_migration_and_removal();
 	test_group_exit();
 	test_group_eviction();
+	test_group_dead_task_late_record();
 	test_fairness_fill();
 	return tap_done();
 }
