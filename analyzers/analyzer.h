@@ -47,7 +47,7 @@ struct analyzer_config {
 	uint64_t overload_min_ns;	/* overloaded windows spanning this make a finding */
 	unsigned int pingpong_min;	/* ping-pongs of one task before a finding */
 	int group_by;			/* enum analyzer_group_by */
-	bool live;			/* evict tasks that died a window ago (bounded memory) */
+	bool live;			/* evict tasks that died a window ago, keep only open findings (bounded memory) */
 	int nr_nodes;			/* NUMA nodes (1 unless topology known) */
 	int cpu_node[1024];		/* CPU -> node */
 	int llc_of[1024];		/* CPU -> LLC id (0 unless known) */

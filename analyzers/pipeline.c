@@ -26,7 +26,7 @@ struct pipeline {
 	pipeline_cgroup_label_fn label_fn;	/* names cgroup jobs, NULL none */
 	void *label_ctx;
 	void *state[ANALYZERS_MAX];
-	struct finding_list run_findings;	/* every finding, latest version */
+	struct finding_list run_findings;	/* every finding, latest version; live: the open ones */
 	bool started;
 	uint64_t win_start_ns;
 	uint64_t windows;
@@ -417,8 +417,23 @@ static void task_row(const struct model_task *t, struct imb_task_sample *s, bool
 	s->load_avg = t->avg.load_avg;
 }
 
+/*
+ * Merge a window's findings into the run's.  A live pipeline runs for
+ * months: it keeps only the findings still open, whose final state the
+ * run's end must give (a closed one went out, closed, with the window that
+ * closed it); the others would grow the list by a finding per episode
+ * forever, and this search with it.  Offline, the summary lists them all.
+ */
 static void findings_merge(struct pipeline *p, const struct finding_list *l)
 {
+	if (p->cfg.live) {
+		size_t n = 0;
+
+		for (size_t j = 0; j < p->run_findings.nr; j++)
+			if (p->run_findings.items[j].open)
+				p->run_findings.items[n++] = p->run_findings.items[j];
+		p->run_findings.nr = n;
+	}
 	for (size_t i = 0; i < l->nr; i++) {
 		const struct imb_finding *f = &l->items[i];
 		size_t j;
@@ -482,6 +497,20 @@ static int window_close(struct pipeline *p, uint64_t end_ns)
 	for (size_t i = 0; i < analyzers_count; i++)
 		analyzers[i]->window(p->state[i], m, w, &out);
 	findings_merge(p, &out);
+	/*
+	 * The window keeps its findings as long as it lives (the daemon's
+	 * history holds 300): trim the list's growth room, 16 findings of
+	 * 1.4 KiB where most windows have one or none.
+	 */
+	if (!out.nr) {
+		free(out.items);
+		out.items = NULL;
+	} else if (out.nr < out.cap) {
+		struct imb_finding *fit = realloc(out.items, out.nr * sizeof(*fit));
+
+		if (fit)
+			out.items = fit;
+	}
 	w->findings = out.items;
 	w->nr_findings = out.nr;
 	out.items = NULL;

@@ -52,7 +52,9 @@ int pipeline_flush(struct pipeline *p, uint64_t now_ns);
  * pipeline_finish - close the last window and build the whole-run summary
  *
  * Returns the summary window (whole span; tasks with their whole-run
- * figures; jobs; CPUs at the end; every finding of the run); the caller
+ * figures; jobs; CPUs at the end; every finding of the run, or with
+ * cfg.live those still open at the last window and those the end made:
+ * the others went out with their windows); the caller
  * frees it with imb_window_free().  NULL with errno on ENOMEM.
  */
 struct imb_window *pipeline_finish(struct pipeline *p);

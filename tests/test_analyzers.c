@@ -6,7 +6,8 @@
  * evidence builder, one lost_events finding per episode of lossy windows,
  * overload and work-conservation numbers in the CPU rows, an unfairness
  * episode that opens, stays one finding and closes, migration causes and
- * the same-task pattern.  Larger generated scenarios run in scenarios.t.
+ * the same-task pattern, and a live pipeline's findings list bounded to
+ * the open ones.  Larger generated scenarios run in scenarios.t.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -564,6 +565,70 @@ static void test_cgroup_label(bool labelled)
 	pipeline_free(p);
 }
 
+/*
+ * Five 3 s overload episodes on CPU 0, 3 s apart, the last still going at
+ * the end.  Offline the summary lists all five; a live pipeline (months
+ * long) keeps only what is open, so its summary has the last one, closed by
+ * the end, and each earlier one went out closed with the window that
+ * closed it.
+ */
+static void test_findings_bounded(bool live)
+{
+	struct analyzer_config cfg;
+	struct collect c = { .n = 0 };
+	struct pipeline *p;
+	struct imb_window *s;
+	const struct imb_finding *f;
+	const char *mode = live ? "live" : "offline";
+	uint64_t ids[16];
+	size_t n, nids = 0, closed_in_window = 0;
+
+	pipeline_config_defaults(&cfg);
+	cfg.live = live;
+	p = pipeline_new(&cfg, NULL, collect_fn, &c);
+	ev_switch(p, 0, 1, 0, 0, 0, 0);			/* CPU 1 exists and is idle */
+	for (int e = 0; e < 5; e++) {
+		const int32_t pids[] = { 300 + 2 * e, 301 + 2 * e };
+		uint64_t t0 = (uint64_t)e * 6000 * MS + 1 * MS, t1 = t0 + 3000 * MS;
+
+		ev_wakeup(p, t0, 0, pids[0], pids[0]);
+		ev_wakeup(p, t0, 0, pids[1], pids[0]);
+		ev_switch(p, t0, 0, 0, IMB_STATE_RUNNING, pids[0], pids[0]);
+		rr(p, 0, pids, 2, t0, t1, pids[0]);
+		if (e == 4)
+			break;			/* the last one is open at the end */
+		/* 749 slices from pids[0]: pids[1] runs; both go to sleep */
+		ev_switch(p, t1 + 1 * MS, 0, pids[1], 0x1, pids[0], pids[0]);
+		ev_switch(p, t1 + 2 * MS, 0, pids[0], 0x1, 0, pids[0]);
+	}
+	s = pipeline_finish(p);
+	for (size_t i = 0; i < c.n; i++)
+		for (size_t j = 0; j < c.w[i]->nr_findings; j++) {
+			const struct imb_finding *g = &c.w[i]->findings[j];
+			size_t k;
+
+			if (strcmp(g->kind, "overload") || strcmp(g->subject, "cpu0"))
+				continue;
+			closed_in_window += !g->open;
+			for (k = 0; k < nids && ids[k] != g->id; k++)
+				;
+			if (k == nids && nids < 16)
+				ids[nids++] = g->id;
+		}
+	ok(nids == 5 && closed_in_window == 4,
+	   "%s: the windows carry 5 cpu0 overload episodes, 4 of them closed by a window (%zu, %zu)",
+	   mode, nids, closed_in_window);
+	f = find_kind(s, "overload", "cpu0", &n);
+	if (live)
+		ok(n == 1 && f && f->id == ids[nids ? nids - 1 : 0] && !f->open,
+		   "live: the summary has only the episode open at the end, closed (%zu)", n);
+	else
+		ok(n == 5, "offline: the summary lists all 5 episodes (%zu)", n);
+	imb_window_free(s);
+	collect_free(&c);
+	pipeline_free(p);
+}
+
 int main(void)
 {
 	test_evidence();
@@ -576,5 +641,7 @@ int main(void)
 	test_migration();
 	test_vruntime_kernel(false);
 	test_vruntime_kernel(true);
+	test_findings_bounded(false);
+	test_findings_bounded(true);
 	return tap_done();
 }
