@@ -11,6 +11,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -21,6 +22,19 @@
 #include <unistd.h>
 
 #include "metrics.h"
+
+/* AddressSanitizer replaces malloc: mallinfo2() would not see its heap. */
+#if defined(__SANITIZE_ADDRESS__)
+#define IMB_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define IMB_ASAN 1
+#endif
+#endif
+#ifdef IMB_ASAN
+/* The sanitizer runtime's (gcc ships no header for it). */
+size_t __sanitizer_get_current_allocated_bytes(void);
+#endif
 
 struct mbuf {
 	char *p;
@@ -353,4 +367,15 @@ int metrics_process_read(struct metrics_process *p)
 		p->open_fds = p->open_fds > 2 ? p->open_fds - 3 : 0;	/* ., .., dirfd */
 	}
 	return 0;
+}
+
+uint64_t metrics_heap_bytes(void)
+{
+#ifdef IMB_ASAN
+	return __sanitizer_get_current_allocated_bytes();
+#else
+	struct mallinfo2 mi = mallinfo2();
+
+	return (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;	/* in arenas + mmapped */
+#endif
 }

@@ -87,4 +87,14 @@ int metrics_format_dynamic(const char *prefix, size_t prefix_len,
 /** metrics_process_read - figures of this process from /proc; 0 or -errno */
 int metrics_process_read(struct metrics_process *p);
 
+/**
+ * metrics_heap_bytes - bytes this process has allocated and not yet freed
+ *
+ * The allocator's own count (glibc's mallinfo2(), or AddressSanitizer's
+ * under the sanitizers): memory the program holds, unlike RSS, which keeps
+ * pages an allocator has not returned.  It walks the allocator's free
+ * lists under its locks: for a status line, not for every request.
+ */
+uint64_t metrics_heap_bytes(void);
+
 #endif /* IMB_METRICS_H */

@@ -33,6 +33,7 @@
 #include "daemon/group_names.h"
 #include "daemon/group_rows.h"
 #include "daemon/hostinfo.h"
+#include "daemon/metrics.h"
 #include "daemon/http.h"
 #include "daemon/priority.h"
 #include "daemon/report.h"
@@ -417,9 +418,9 @@ static int rt_pipeline_new(struct runtime *rt)
 }
 
 /*
- * The STATUS= line systemctl status shows: events, lost events, tasks and,
- * with the kernel's PELT values in the stream, the engine's error against
- * them for CPU util_avg (median / p95, of 1024).
+ * The STATUS= line systemctl status shows: events, lost events, tasks, the
+ * heap the daemon holds and, with the kernel's PELT values in the stream,
+ * the engine's error against them for CPU util_avg (median / p95, of 1024).
  */
 static void rt_status_line(const struct runtime *rt, char *buf, size_t len)
 {
@@ -427,8 +428,9 @@ static void rt_status_line(const struct runtime *rt, char *buf, size_t len)
 	const struct model_err_hist *h = &m->err_cpu[MODEL_SIG_UTIL];
 	int n;
 
-	n = snprintf(buf, len, "%s: %" PRIu64 " events, %" PRIu64 " lost, %zu tasks",
-		     rt->source_name, m->events, m->lost_events, m->nr_tasks);
+	n = snprintf(buf, len, "%s: %" PRIu64 " events, %" PRIu64 " lost, %zu tasks, heap %" PRIu64
+		     " KiB", rt->source_name, m->events, m->lost_events, m->nr_tasks,
+		     metrics_heap_bytes() >> 10);
 	if (n < 0 || (size_t)n >= len)
 		return;
 	if (h->samples)
