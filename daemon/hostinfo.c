@@ -462,8 +462,10 @@ void hostinfo_print_json(const struct hostinfo *h, FILE *f)
 	for (i = 0; i < h->nr_tp; i++) {
 		fprintf(f, "%s{\"name\":", i ? "," : "");
 		json_str(f, h->tp[i].name);
+		/* unknown (null) while tracefs is not mounted: check mounts nothing */
 		fprintf(f, ",\"btf\":%s,\"tracefs\":%s,\"bare\":%s}", jb(h->tp[i].btf),
-			jb(h->tp[i].tracefs), jb(h->tp[i].bare));
+			!h->tp[i].bare && !h->tracefs_mounted ? "null" : jb(h->tp[i].tracefs),
+			jb(h->tp[i].bare));
 	}
 	fprintf(f, "],\"fields\":{\"nr_queued\":");
 	json_str(f, h->f_nr_queued);

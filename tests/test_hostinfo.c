@@ -75,6 +75,20 @@ static int count_glob(const char *pat)
 	return n;
 }
 
+/* The tracepoint object of @name in @json, up to its '}', into @buf ("" none). */
+static void json_object_of(const char *json, const char *name, char *buf, size_t len)
+{
+	char needle[64];
+	const char *a, *b;
+
+	snprintf(needle, sizeof(needle), "{\"name\":\"%s\",", name);
+	buf[0] = '\0';
+	a = strstr(json, needle);
+	b = a ? strchr(a, '}') : NULL;
+	if (b)
+		snprintf(buf, len, "%.*s", (int)(b - a + 1), a);
+}
+
 int main(void)
 {
 	static struct hostinfo h;
@@ -183,5 +197,27 @@ int main(void)
 			fputs("# ", stdout);
 	}
 	free(jbuf);
+
+	/*
+	 * With tracefs not mounted, check cannot know which sched events it
+	 * has (it mounts nothing): the JSON says null, as the text says "?",
+	 * never false; bare tracepoints have no event either way.
+	 */
+	{
+		struct hostinfo unmounted = h;
+		char sw[128], pelt[128];
+
+		unmounted.tracefs_mounted = false;
+		jbuf = NULL;
+		f = open_memstream(&jbuf, &jlen);
+		hostinfo_print_json(&unmounted, f);
+		fclose(f);
+		json_object_of(jbuf, "sched_switch", sw, sizeof(sw));
+		json_object_of(jbuf, "pelt_cfs_tp", pelt, sizeof(pelt));
+		ok(strstr(sw, "\"tracefs\":null,") && strstr(pelt, "\"tracefs\":false,\"bare\":true"),
+		   "tracefs not mounted: sched_switch's tracefs event is null (unknown), pelt_cfs_tp's false (bare): %s %s",
+		   sw, pelt);
+		free(jbuf);
+	}
 	return tap_done();
 }
