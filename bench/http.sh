@@ -56,7 +56,8 @@ if [ -n "$feeder" ]; then
 else
 	[ "$(id -u)" = 0 ] || { echo "bench/http.sh: the daemon needs root (or use --feeder PATH)" >&2; exit 2; }
 	[ -x "$IMB" ] || { echo "bench/http.sh: $IMB: not built (set IMBALANCED)" >&2; exit 2; }
-	[ -x "$HOGS" ] || { echo "bench/http.sh: $HOGS: not built (set HOGS)" >&2; exit 2; }
+	[ -x "$HOGS" ] || make -C "$(dirname "$HOGS")/.." -s tests/hogs >/dev/null 2>&1 ||
+		{ echo "bench/http.sh: $HOGS: not built and cannot be (set HOGS)" >&2; exit 2; }
 	command -v python3 >/dev/null || { echo "bench/http.sh: python3 not installed" >&2; exit 2; }
 	command -v sqlite3 >/dev/null || { echo "bench/http.sh: sqlite3 not installed" >&2; exit 2; }
 fi

@@ -6,19 +6,24 @@
 # Usage: bench/live-overhead.sh [--quick]     (root)
 #
 # A fixed-work context-switch load (`perf bench sched messaging`) is timed
-# three ways, interleaved over ROUNDS rounds so that machine noise hits all
-# alike: alone; with `imbalanced run` (default settings, BPF); and with
-# plain tracefs recording of the same sched events the daemon attaches to
-# (an instance with those events on, its per-CPU buffers read to
-# /dev/null) — what a user would otherwise run.  pelt_cfs_tp and pelt_se_tp
-# are bare tracepoints with no tracefs event: the daemon records them too,
-# tracefs cannot.  Printed: the load's slowdown under each, the daemon's CPU
-# use and peak RSS, events per second of the daemon's run (its events over
-# its own span) and lost events, also for the pelt_se_rate=20ms variant and
-# for the event reader at nice 0 instead of the default -10;
-# then the daemon's CPU use while 3 busy threads run on the CPUs.  Targets (issue 4): slowdown
-# <= 3 % and below tracefs recording; daemon CPU <= 2 % of one CPU for the
-# 3 hogs; zero lost events.  --quick: a small load, one round.
+# several ways, interleaved over ROUNDS rounds (9 by default; each round's
+# order rotated by one) so that machine noise hits all alike, compared by
+# the median run: alone; with `imbalanced run` (default settings, BPF);
+# and with plain tracefs recording of the same sched events the daemon
+# attaches to (an instance with those events on, its per-CPU buffers read
+# to /dev/null) - what a user would otherwise run.  pelt_cfs_tp and
+# pelt_se_tp are bare tracepoints with no tracefs event: the daemon records
+# them too, tracefs cannot.  Printed per variant: the load's wall-time
+# slowdown, and its CPU cost: the load's own CPU time (which includes the
+# BPF programs run in its context) plus the observer's (the daemon, the
+# tracefs readers) - on a VM the host's steal time moves wall time by
+# +-20 % from run to run, CPU time much less.  Then the daemon's CPU use
+# and peak RSS, events per second of the daemon's run (its events over its
+# own span) and lost events, also for the pelt_se_rate=20ms variant and
+# for the event reader at nice 0 instead of the default -10; then the
+# daemon's CPU use while 3 busy threads run on the CPUs.  Targets (issue
+# 4): slowdown <= 3 % and below tracefs recording; daemon CPU <= 2 % of one
+# CPU for the 3 hogs; zero lost events.  --quick: a small load, one round.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,7 +31,7 @@ IMB=${IMBALANCED:-$here/../build/imbalanced}
 HOGS=${HOGS:-$(dirname "$IMB")/tests/hogs}
 PERF=${PERF:-$(command -v perf || true)}
 T=/sys/kernel/tracing
-rounds=${ROUNDS:-5}
+rounds=${ROUNDS:-9}
 load="-g 10 -l 1000"
 hog_secs=10
 if [ "${1:-}" = "--quick" ]; then
@@ -36,6 +41,10 @@ if [ "${1:-}" = "--quick" ]; then
 fi
 [ "$(id -u)" = 0 ] || { echo "live-overhead: needs root" >&2; exit 2; }
 [ -n "$PERF" ] || { echo "live-overhead: perf not installed (linux-perf)" >&2; exit 2; }
+# tests/hogs is a check program: build it in IMB's build tree if missing,
+# before the rounds rather than after them
+[ -x "$HOGS" ] || make -C "$(dirname "$HOGS")/.." -s tests/hogs >/dev/null 2>&1 ||
+	{ echo "live-overhead: $HOGS: not built and cannot be (set HOGS)" >&2; exit 2; }
 mountpoint -q $T || mount -t tracefs nodev $T
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/live-overhead.XXXXXX")
 inst=$T/instances/live-overhead-$$
@@ -48,10 +57,17 @@ cleanup() {
 trap cleanup EXIT
 
 now_ns() { date +%s%N; }
-load_once() {	# seconds of one load run
-	t0=$(now_ns)
-	"$PERF" bench sched messaging $load >/dev/null 2>&1
-	echo $(( $(now_ns) - t0 ))
+# load_once: "WALL_NS CPU_NS" of one load run; CPU is the load's own user +
+# system time (its rusage), which includes what the BPF programs cost in
+# the load's context and, unlike wall time, not the host's steal time
+load_once() {
+	python3 -c '
+import resource, subprocess, sys, time
+t0 = time.monotonic_ns()
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+wall = time.monotonic_ns() - t0
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(wall, int((ru.ru_utime + ru.ru_stime) * 1e9))' "$PERF" bench sched messaging $load
 }
 wait_ready() {
 	i=0
@@ -87,52 +103,71 @@ tracefs_start() {
 }
 tracefs_stop() {
 	echo 0 >"$inst/tracing_on"
+	rcpu=0	# the readers' CPU ticks: what the recording itself costs
+	for p in $readers; do
+		rcpu=$((rcpu + $(cpu_ticks "$p" 2>/dev/null || echo 0)))
+	done
 	kill $readers 2>/dev/null || true
 	wait $readers 2>/dev/null || true
 	readers=
 	rmdir "$inst"
 }
 
-base=0 withd=0 withl=0 withn=0 witht=0 dcpu=0 events=0 lost=0 hwm=0 dwall=0 dspan=0 llost=0 levents=0
-nlost=0 nevents=0
+# run_variant NAME: one timed load under NAME (alone, daemon: default
+# settings, lean: pelt_se_rate=20ms, nice0: the reader at nice 0 in the
+# load's autogroup, tracefs: plain tracefs recording), appended to
+# $tmp/runs as "NAME load_ns load_cpu_ns events lost span_ns cpu_ticks
+# wall_ns hwm_kib" (cpu_ticks: the daemon's, or the tracefs readers')
+run_variant() {
+	case $1 in
+	alone)
+		echo "alone $(load_once) 0 0 0 0 0 0" >>"$tmp/runs"
+		;;
+	tracefs)
+		tracefs_start
+		ns=$(load_once)
+		tracefs_stop
+		echo "tracefs $ns 0 0 0 $rcpu 0 0" >>"$tmp/runs"
+		;;
+	*)
+		case $1 in
+		daemon) daemon_start ;;
+		lean) daemon_start --set pelt_se_rate=20ms ;;
+		nice0) daemon_start --set nice=0 ;;
+		esac
+		c0=$(cpu_ticks "$dpid")
+		t0=$(now_ns)
+		ns=$(load_once)
+		wall=$(( $(now_ns) - t0 ))
+		cpu=$(( $(cpu_ticks "$dpid") - c0 ))
+		h=$(sed -n 's/^VmHWM:[^0-9]*\([0-9]*\).*/\1/p' "/proc/$dpid/status")
+		daemon_stop
+		echo "$1 $ns $(report_counts) $cpu $wall $h" >>"$tmp/runs"
+		;;
+	esac
+}
 # report_counts: "events lost span_ns" of the daemon's run
 report_counts() {
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["events"], r["lost_events"], r["span_ns"])' "$tmp/report.json"
 }
+# Each round runs every variant once, in an order rotated by one each
+# round, so that a drift of the machine or a first-run effect does not
+# land on one variant.
+: >"$tmp/runs"
+variants="alone daemon lean nice0 tracefs"
 r=0
 while [ $r -lt "$rounds" ]; do
-	base=$((base + $(load_once)))
-	daemon_start
-	c0=$(cpu_ticks "$dpid")
-	t0=$(now_ns)
-	withd=$((withd + $(load_once)))
-	dwall=$((dwall + $(now_ns) - t0))
-	dcpu=$((dcpu + $(cpu_ticks "$dpid") - c0))
-	h=$(sed -n 's/^VmHWM:[^0-9]*\([0-9]*\).*/\1/p' "/proc/$dpid/status")
-	[ "$h" -gt "$hwm" ] && hwm=$h
-	daemon_stop
-	set -- $(report_counts)
-	events=$((events + $1))
-	lost=$((lost + $2))
-	dspan=$((dspan + $3))
-	# a leaner setting: at most one pelt_se record per task per 20 ms
-	daemon_start --set pelt_se_rate=20ms
-	withl=$((withl + $(load_once)))
-	daemon_stop
-	set -- $(report_counts)
-	levents=$((levents + $1))
-	llost=$((llost + $2))
-	# the event reader at nice 0 instead of the default -10, in the load's
-	# autogroup (started from the same session): what the nice key is for
-	daemon_start --set nice=0
-	withn=$((withn + $(load_once)))
-	daemon_stop
-	set -- $(report_counts)
-	nevents=$((nevents + $1))
-	nlost=$((nlost + $2))
-	tracefs_start
-	witht=$((witht + $(load_once)))
-	tracefs_stop
+	set -- $variants
+	k=0
+	while [ $k -lt $((r % 5)) ]; do
+		first=$1
+		shift
+		set -- "$@" "$first"
+		k=$((k + 1))
+	done
+	for v in "$@"; do
+		run_variant "$v"
+	done
 	r=$((r + 1))
 done
 
@@ -146,24 +181,41 @@ hog_cpu=$(( $(cpu_ticks "$dpid") - c0 ))
 daemon_stop
 
 hz=$(getconf CLK_TCK)
-python3 - "$base" "$withd" "$withl" "$witht" "$dcpu" "$dwall" "$events" "$lost" "$hwm" "$hz" \
-	"$hog_cpu" "$hog_wall" "$rounds" "$dspan" "$levents" "$llost" "$withn" "$nevents" "$nlost" <<'EOF'
-import sys
-(base, withd, withl, witht, dcpu, dwall, events, lost, hwm, hz, hcpu, hwall, rounds, dspan,
- levents, llost, withn, nevents, nlost) = map(int, sys.argv[1:])
-sd = 100.0 * (withd - base) / base
-st = 100.0 * (witht - base) / base
-print(f"load (perf bench sched messaging), {rounds} interleaved round(s):")
-print(f"  alone                    {base / rounds / 1e9:8.3f} s")
-print(f"  with imbalanced run      {withd / rounds / 1e9:8.3f} s  slowdown {sd:+6.2f} % (target <= 3 %)")
-print(f"  with pelt_se_rate=20ms   {withl / rounds / 1e9:8.3f} s  slowdown {100.0 * (withl - base) / base:+6.2f} %  "
-      f"({levents:,} events, {llost} lost)")
-print(f"  with nice=0 (not -10)    {withn / rounds / 1e9:8.3f} s  slowdown {100.0 * (withn - base) / base:+6.2f} %  "
-      f"({nevents:,} events, {nlost} lost)")
-print(f"  with tracefs recording   {witht / rounds / 1e9:8.3f} s  slowdown {st:+6.2f} %  "
-      f"(daemon/tracefs slowdown ratio {((withd / base) / (witht / base)):.3f})")
+python3 - "$tmp/runs" "$hz" "$hog_cpu" "$hog_wall" "$rounds" <<'EOF'
+import statistics, sys
+runs, hz, hcpu, hwall, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+rows = {}
+for line in open(runs):
+    f = line.split()
+    rows.setdefault(f[0], []).append(list(map(int, f[1:])))
+# per run: wall s; CPU s of the load plus of its observer (daemon or readers)
+def t(v): return [r[0] / 1e9 for r in rows[v]]
+def c(v): return [r[1] / 1e9 + r[5] / hz for r in rows[v]]
+def tot(v, i): return sum(r[i] for r in rows[v])
+med, mean = statistics.median, statistics.fmean
+def pct(a, b): return 100.0 * (a - b) / b
+def runs_of(xs): return " ".join(f"{x:.2f}" for x in xs)
+bw, bc = med(t("alone")), med(c("alone"))
+print(f"load (perf bench sched messaging), {rounds} round(s), variants in rotated order, medians of the runs;")
+print("  wall: the load's run time; CPU: the load's own CPU time plus its observer's (daemon or tracefs")
+print("  readers), which leaves out the host's steal time that makes wall time noisy on a VM")
+print(f"  alone                    wall {bw:7.3f} s            CPU {bc:7.3f} s            "
+      f"wall runs {runs_of(t('alone'))}")
+def line(v, label, extra=""):
+    w, cc = med(t(v)), med(c(v))
+    print(f"  {label:<24} wall {w:7.3f} s {pct(w, bw):+6.2f} %  CPU {cc:7.3f} s {pct(cc, bc):+6.2f} %{extra}")
+    return pct(w, bw), pct(cc, bc)
+dw, dc = line("daemon", "with imbalanced run", f"  (slowdown target <= 3 %)  wall runs {runs_of(t('daemon'))}")
+line("lean", "with pelt_se_rate=20ms", f"  ({tot('lean', 2):,} events, {tot('lean', 3)} lost)")
+line("nice0", "with nice=0 (not -10)", f"  ({tot('nice0', 2):,} events, {tot('nice0', 3)} lost)")
+tw, tc = line("tracefs", "with tracefs recording", f"  wall runs {runs_of(t('tracefs'))}")
+print(f"  daemon vs tracefs recording: slowdown {dw:+.2f} % vs {tw:+.2f} % (wall), CPU cost {dc:+.2f} % vs {tc:+.2f} %; "
+      f"CPU ratio {med(c('daemon')) / med(c('tracefs')):.3f} (below 1: the daemon costs less)")
+events, lost, span = tot("daemon", 2), tot("daemon", 3), tot("daemon", 4)
+dcpu, dwall = tot("daemon", 5), tot("daemon", 6)
+hwm = max(r[7] for r in rows["daemon"])
 print(f"daemon during the load: {100.0 * dcpu / hz / (dwall / 1e9):.1f} % of one CPU, "
-      f"peak RSS {hwm / 1024:.1f} MiB, {events:,} events handled ({events / (dspan / 1e9):,.0f} per second "
+      f"peak RSS {hwm / 1024:.1f} MiB, {events:,} events handled ({events / (span / 1e9):,.0f} per second "
       f"of the daemon's run), {lost} lost events (target 0)")
 print(f"daemon with 3 busy threads: {100.0 * hcpu / hz / (hwall / 1e9):.2f} % of one CPU (target <= 2 %)")
 EOF
