@@ -9,7 +9,8 @@ echo "$out" | sed 's/^/# /'
 if [ $rc = 0 ] && echo "$out" | grep -q 'slowdown' && echo "$out" | grep -q '% of one CPU' &&
 	echo "$out" | grep -q 'pelt_se_rate=20ms .*events, [0-9]* lost)' &&
 	echo "$out" | grep -q 'nice=0 (not -10) .*events, [0-9]* lost)' &&
-	echo "$out" | grep -q 'per second of the daemon.s run), [0-9]* lost events'; then
+	echo "$out" | grep -q 'per second of the daemon.s run), [0-9]* lost events' &&
+	echo "$out" | grep -q 'direct cost .*% of the load'; then
 	echo "ok 1 - bench/live-overhead.sh --quick prints its figures"
 else
 	echo "not ok 1 - bench/live-overhead.sh --quick prints its figures"
