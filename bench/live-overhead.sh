@@ -167,7 +167,7 @@ r=0
 while [ $r -lt "$rounds" ]; do
 	set -- $variants
 	k=0
-	while [ $k -lt $((r % 5)) ]; do
+	while [ $k -lt $((r % $#)) ]; do
 		first=$1
 		shift
 		set -- "$@" "$first"
@@ -209,7 +209,7 @@ hz=$(getconf CLK_TCK)
 python3 - "$tmp/runs" "$hz" "$hog_cpu" "$hog_wall" "$rounds" $direct_load "$direct_prog" "$direct_cpu" <<'EOF'
 import statistics, sys
 runs, hz, hcpu, hwall, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-dload_cpu, dprog, dcpu_t = int(sys.argv[7]) / 1e9, int(sys.argv[8]) / 1e9, int(sys.argv[9]) / int(sys.argv[2])
+dload_cpu, dprog, dcpu_t = int(sys.argv[7]) / 1e9, int(sys.argv[8]) / 1e9, int(sys.argv[9]) / hz
 rows = {}
 for line in open(runs):
     f = line.split()
@@ -218,7 +218,7 @@ for line in open(runs):
 def t(v): return [r[0] / 1e9 for r in rows[v]]
 def c(v): return [r[1] / 1e9 + r[5] / hz for r in rows[v]]
 def tot(v, i): return sum(r[i] for r in rows[v])
-med, mean = statistics.median, statistics.fmean
+med = statistics.median
 def pct(a, b): return 100.0 * (a - b) / b
 def runs_of(xs): return " ".join(f"{x:.2f}" for x in xs)
 bw, bc = med(t("alone")), med(c("alone"))
