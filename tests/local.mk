@@ -167,3 +167,16 @@ clean-local-fuzz-tracedat:
 # --- left by the fuzz run (integrator) ---
 CLEANFILES += tests/fuzz-tracedat.err
 # --- end fuzz run ---
+
+# --- golden outputs of analyze (tests/golden/, tests/golden.sh) ---
+# golden.t: analyze on every fixture and scenario, byte for byte against
+# tests/golden/.  `make golden-update` rewrites them after a deliberate
+# change of the output; review `git diff tests/golden/` and commit them.
+TESTS += tests/golden.t
+dist_check_SCRIPTS += tests/golden.t
+EXTRA_DIST += tests/golden.sh tests/golden
+golden-update: imbalanced$(EXEEXT)
+	IMBALANCED='$(abs_top_builddir)/imbalanced$(EXEEXT)' top_srcdir='$(abs_top_srcdir)' \
+		$(SHELL) $(top_srcdir)/tests/golden.sh update
+.PHONY: golden-update
+# --- end golden outputs ---
