@@ -13,7 +13,7 @@
 
 /*
  * (2^32 - 1) * y^i truncated, y = 2^(-1/32): a fact of the kernel
- * (sched-pelt.h); tests/test_pelt.c regenerates it in double.
+ * (sched-pelt.h); tests/unit/test_pelt.c regenerates it in double.
  */
 static const uint32_t pelt_yn_inv[PELT_LOAD_AVG_PERIOD] = {
 	0xffffffff, 0xfa83b2da, 0xf5257d14, 0xefe4b99a, 0xeac0c6e6, 0xe5b906e6,

@@ -52,7 +52,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
 echo "== detection: expected vs reported findings"
-if ! python3 "$top_srcdir/tests/scenario-check.py" $quick --report "$tmp/report.jsonl" \
+if ! python3 "$top_srcdir/tests/helpers/scenario-check.py" $quick --report "$tmp/report.jsonl" \
 	> "$tmp/tap.txt"; then
 	grep '^not ok' "$tmp/tap.txt" | sed 's/^/  check failed: /' || true
 fi
@@ -186,7 +186,7 @@ fi
 
 # the generated trace: 9 on 8 produces about 2,700 events per second of scenario
 ms=$((events * 1000 / 2700))
-python3 "$top_srcdir/tests/scenario-gen.py" "$top_srcdir/tests/scenarios/9on8-sync.scn" \
+python3 "$top_srcdir/tests/helpers/scenario-gen.py" "$top_srcdir/tests/scenarios/9on8-sync.scn" \
 	--duration-ms "$ms" > "$tmp/big.txt"
 cost "generated trace" "$tmp/big.txt"
 exit $cost_fail

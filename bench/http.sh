@@ -8,7 +8,7 @@
 # Full mode (default; root): the real daemon, `imbalanced run --source bpf`
 # at default settings (1 s windows, store on), watching a live load of 500
 # tasks: a python3 process whose 500 threads each wake once a second, and
-# tests/hogs with 8 periodic threads (10 ms period, 10 % duty).
+# tests/helpers/hogs with 8 periodic threads (10 ms period, 10 % duty).
 #  1. HTTP: wrk on loopback against /api/v1/cpus and /metrics: at the
 #     maximum rate (Debian's wrk has no -R; 2 and 8 connections) and at
 #     about 1,000 req/s (10 connections, each waiting 9 ms between
@@ -20,13 +20,13 @@
 #     page and freelist counts, WAL included) at the start and after
 #     --growth-seconds (600), extrapolated to a day.  Target <= 200 MiB/day
 #     for 2 CPUs and 500 tasks.
-# --feeder PATH: the synthetic tests/http-feeder instead of the daemon (one
+# --feeder PATH: the synthetic tests/helpers/http-feeder instead of the daemon (one
 #     window per second, 2 CPUs, 500 tasks) and synthetic windows committed
 #     through the store for the growth (no root needed).
 # --url BASE: wrk against an already running server (no lost-event figures
 #     unless it is the daemon).
 # --quick: feeder mode, 2 s wrk runs and 120 synthetic windows (the suite's
-#     tests/bench-http.t).
+#     tests/t/bench-http.t).
 set -eu
 quick=0
 wrk_s=
@@ -35,7 +35,7 @@ url=
 growth_s=600
 here=$(cd "$(dirname "$0")" && pwd)
 IMB=${IMBALANCED:-$here/../build/imbalanced}
-HOGS=${HOGS:-$(dirname "$IMB")/tests/hogs}
+HOGS=${HOGS:-$(dirname "$IMB")/tests/helpers/hogs}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
@@ -48,7 +48,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 if [ $quick -eq 1 ] && [ -z "$feeder" ]; then
-	feeder=${top_builddir:-$(dirname "$IMB")}/tests/http-feeder
+	feeder=${top_builddir:-$(dirname "$IMB")}/tests/helpers/http-feeder
 fi
 command -v wrk >/dev/null || { echo "bench/http.sh: wrk not installed" >&2; exit 2; }
 if [ -n "$feeder" ]; then
@@ -56,7 +56,7 @@ if [ -n "$feeder" ]; then
 else
 	[ "$(id -u)" = 0 ] || { echo "bench/http.sh: the daemon needs root (or use --feeder PATH)" >&2; exit 2; }
 	[ -x "$IMB" ] || { echo "bench/http.sh: $IMB: not built (set IMBALANCED)" >&2; exit 2; }
-	[ -x "$HOGS" ] || make -C "$(dirname "$HOGS")/.." -s tests/hogs >/dev/null 2>&1 ||
+	[ -x "$HOGS" ] || make -C "$(dirname "$HOGS")/.." -s tests/helpers/hogs >/dev/null 2>&1 ||
 		{ echo "bench/http.sh: $HOGS: not built and cannot be (set HOGS)" >&2; exit 2; }
 	command -v python3 >/dev/null || { echo "bench/http.sh: python3 not installed" >&2; exit 2; }
 	command -v sqlite3 >/dev/null || { echo "bench/http.sh: sqlite3 not installed" >&2; exit 2; }

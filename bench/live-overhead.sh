@@ -31,7 +31,7 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 IMB=${IMBALANCED:-$here/../build/imbalanced}
-HOGS=${HOGS:-$(dirname "$IMB")/tests/hogs}
+HOGS=${HOGS:-$(dirname "$IMB")/tests/helpers/hogs}
 PERF=${PERF:-$(command -v perf || true)}
 T=/sys/kernel/tracing
 rounds=${ROUNDS:-9}
@@ -44,9 +44,9 @@ if [ "${1:-}" = "--quick" ]; then
 fi
 [ "$(id -u)" = 0 ] || { echo "live-overhead: needs root" >&2; exit 2; }
 [ -n "$PERF" ] || { echo "live-overhead: perf not installed (linux-perf)" >&2; exit 2; }
-# tests/hogs is a check program: build it in IMB's build tree if missing,
+# tests/helpers/hogs is a check program: build it in IMB's build tree if missing,
 # before the rounds rather than after them
-[ -x "$HOGS" ] || make -C "$(dirname "$HOGS")/.." -s tests/hogs >/dev/null 2>&1 ||
+[ -x "$HOGS" ] || make -C "$(dirname "$HOGS")/.." -s tests/helpers/hogs >/dev/null 2>&1 ||
 	{ echo "live-overhead: $HOGS: not built and cannot be (set HOGS)" >&2; exit 2; }
 mountpoint -q $T || mount -t tracefs nodev $T
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/live-overhead.XXXXXX")
@@ -95,7 +95,7 @@ daemon_stop() {
 }
 tracefs_start() {
 	mkdir "$inst"
-	# the BPF source's tracepoints that have a tracefs event (source_bpf.c)
+	# the BPF source's tracepoints that have a tracefs event (daemon/source/bpf.c)
 	for e in sched_switch sched_wakeup sched_wakeup_new sched_migrate_task \
 		sched_process_fork sched_process_exit sched_stat_runtime \
 		sched_move_numa sched_swap_numa sched_stick_numa; do

@@ -18,7 +18,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 IMB=${IMBALANCED:-$here/../build/imbalanced}
 bdir=$(dirname "$IMB")
-HOGS=${HOGS:-$bdir/tests/hogs}
+HOGS=${HOGS:-$bdir/tests/helpers/hogs}
 ENGINE=${PELT_ENGINE:-$bdir/bench/pelt-engine}
 secs=10
 [ "${1:-}" = "--quick" ] && secs=2

@@ -8,15 +8,15 @@
 # Records at least EVENTS (default 2000000) scheduler events into OUT.dat,
 # for timing the trace.dat source and the analyzers on a realistic load.
 # The load is context-switch heavy (stress-ng --switch: pairs of processes
-# ping-ponging over pipes) plus two busy tests/hogs threads, and stops once
+# ping-ponging over pipes) plus two busy tests/helpers/hogs threads, and stops once
 # the tracefs ring buffers hold EVENTS entries.  Recording itself is done by
-# tests/record-fixture.sh (same event set, trace_clock perf, every knob
+# tests/helpers/record-fixture.sh (same event set, trace_clock perf, every knob
 # restored, fails if any CPU buffer overran), here with bigger buffers.
 # The output is not committed data; it goes where it is told.
 #
 # Environment:
 #   RECORD_BUFFER_KB  per-CPU buffer, KiB (default 262144 = 256 MiB)
-#   HOGS              the hogs program (default: built tests/hogs, searched
+#   HOGS              the hogs program (default: built tests/helpers/hogs, searched
 #                     next to this script's tree and in the build dirs)
 #   SWITCHERS         stress-ng --switch workers (default 2)
 #   MAX_SECONDS       give up the load after this long (default 60)
@@ -89,7 +89,7 @@ export TRACEFS
 command -v stress-ng >/dev/null || { echo "$me: stress-ng: not found" >&2; exit 1; }
 hogs=${HOGS:-}
 if [ -z "$hogs" ]; then
-	for h in "$here/../tests/hogs" "$here"/../build*/tests/hogs; do
+	for h in "$here/../tests/helpers/hogs" "$here"/../build*/tests/helpers/hogs; do
 		if [ -x "$h" ]; then
 			hogs=$h
 			break
@@ -97,13 +97,13 @@ if [ -z "$hogs" ]; then
 	done
 fi
 if [ -z "$hogs" ] || [ ! -x "$hogs" ]; then
-	echo "$me: tests/hogs not built (make check, or set HOGS)" >&2
+	echo "$me: tests/helpers/hogs not built (make check, or set HOGS)" >&2
 	exit 1
 fi
 
 base=${out%.dat}
 t0=$(date +%s.%N)
-RECORD_TRUTH=/dev/null "$here/../tests/record-fixture.sh" "$base" -- \
+RECORD_TRUTH=/dev/null "$here/../tests/helpers/record-fixture.sh" "$base" -- \
 	"$here/$me" --load "$target" "$hogs"
 [ "$base.dat" = "$out" ] || mv "$base.dat" "$out"
 t1=$(date +%s.%N)

@@ -24,7 +24,7 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Knobs, set by source_bpf.c before load. */
+/* Knobs, set by daemon/source/bpf.c before load. */
 const volatile __u32 events_mask = IMB_W_ALL;		/* IMB_W_BIT(kind) */
 const volatile __u64 pelt_se_min_interval_ns = 0;	/* per task; 0: no limit */
 const volatile __u32 switch_has_state_arg = 1;		/* 5.18+: 4th arg prev_state */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * imbalance.h - wire records from the BPF programs to source_bpf.c.
+ * imbalance.h - wire records from the BPF programs to daemon/source/bpf.c.
  *
  * Every record written into the ring buffer starts with struct imb_wire_hdr
  * (timestamp, CPU, the run queue's own clocks) followed by the body of its

@@ -6,13 +6,13 @@
 # one go: add daemon/libimbsink.a $(IMB_SINK_LIBS) to a program's LDADD.
 noinst_LIBRARIES += daemon/libimbsink.a
 daemon_libimbsink_a_SOURCES = \
-	daemon/json.h daemon/json.c \
-	daemon/store.h daemon/store.c \
-	daemon/metrics.h daemon/metrics.c \
-	daemon/snapshot.h daemon/snapshot.c \
-	daemon/http.h daemon/http.c \
-	daemon/window_json.h daemon/window_json.c \
-	daemon/group_rows.h daemon/group_rows.c \
+	daemon/sink/json.h daemon/sink/json.c \
+	daemon/sink/store.h daemon/sink/store.c \
+	daemon/sink/metrics.h daemon/sink/metrics.c \
+	daemon/sink/snapshot.h daemon/sink/snapshot.c \
+	daemon/sink/http.h daemon/sink/http.c \
+	daemon/sink/window_json.h daemon/sink/window_json.c \
+	daemon/sink/group_rows.h daemon/sink/group_rows.c \
 	web/assets.h
 nodist_daemon_libimbsink_a_SOURCES = web/assets.c
 daemon_libimbsink_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(MHD_CFLAGS)
@@ -24,45 +24,45 @@ IMB_SINK_LIBS = daemon/libimbsink.a analyzers/libimbcore.a $(SQLITE_LIBS) $(MHD_
 # skeleton), the table of group paths it fills, and hostinfo (`imbalanced check`).  Link with $(IMB_BPF_LIBS).
 noinst_LIBRARIES += daemon/libimbbpf.a
 daemon_libimbbpf_a_SOURCES = \
-	daemon/source_bpf.h daemon/source_bpf.c \
-	daemon/group_names.h daemon/group_names.c \
-	daemon/hostinfo.h daemon/hostinfo.c
+	daemon/source/bpf.h daemon/source/bpf.c \
+	daemon/source/group_names.h daemon/source/group_names.c \
+	daemon/host/hostinfo.h daemon/host/hostinfo.c
 nodist_daemon_libimbbpf_a_SOURCES = bpf/imbalance.skel.h
 daemon_libimbbpf_a_CPPFLAGS = $(AM_CPPFLAGS) $(LIBBPF_CFLAGS)
 daemon_libimbbpf_a_CFLAGS = $(AM_CFLAGS)
 # The skeleton is generated: make it before the loader compiles.
-daemon/libimbbpf_a-source_bpf.$(OBJEXT): bpf/imbalance.skel.h
+daemon/source/libimbbpf_a-bpf.$(OBJEXT): bpf/imbalance.skel.h
 IMB_BPF_LIBS = daemon/libimbbpf.a analyzers/libimbcore.a $(LIBBPF_LIBS)
 # --- end live BPF source ---
 
 # --- offline sources: trace.dat and text (owners: tracedat, text) ---
-# daemon/libimbsrc.a: file readers behind daemon/source.h.  Each owner
+# daemon/libimbsrc.a: file readers behind daemon/source/source.h.  Each owner
 # appends its file to the _SOURCES variable.
 noinst_LIBRARIES += daemon/libimbsrc.a
-daemon_libimbsrc_a_SOURCES = daemon/source.h daemon/source_text.c
+daemon_libimbsrc_a_SOURCES = daemon/source/source.h daemon/source/text.c
 daemon_libimbsrc_a_CPPFLAGS = $(AM_CPPFLAGS) $(TRACECMD_CFLAGS) $(TRACEEVENT_CFLAGS)
 # --- end offline sources ---
 
 # --- offline sources: trace.dat and text (integrator) ---
 daemon_libimbsrc_a_SOURCES += \
-	daemon/source_tracedat.c daemon/source_tracedat.h \
-	daemon/tracedat_repair.h daemon/tracedat_repair.c
+	daemon/source/tracedat.c daemon/source/tracedat.h \
+	daemon/source/tracedat_repair.h daemon/source/tracedat_repair.c
 IMB_SRC_LIBS = daemon/libimbsrc.a analyzers/libimbcore.a $(TRACECMD_LIBS) $(TRACEEVENT_LIBS) -lz
 # --- end offline sources ---
 
 # --- the imbalanced binary (integrator) ---
 bin_PROGRAMS += imbalanced
 imbalanced_SOURCES = \
-	daemon/main.c daemon/cli.h daemon/cli.c \
-	daemon/cmd_analyze.c daemon/cmd_check.c daemon/cmd_run.c daemon/cmd_serve.c daemon/cmd_config.c \
-	daemon/conf.h daemon/conf.c \
-	daemon/report.h daemon/report.c \
-	daemon/runtime.h daemon/runtime.c \
-	daemon/alerts.h daemon/alerts.c \
-	daemon/flightrec.h daemon/flightrec.c \
-	daemon/priority.h daemon/priority.c \
-	daemon/topology.h daemon/topology.c \
-	daemon/cgroup_paths.h daemon/cgroup_paths.c
+	daemon/main.c daemon/cli/cli.h daemon/cli/cli.c \
+	daemon/cli/cmd_analyze.c daemon/cli/cmd_check.c daemon/cli/cmd_run.c daemon/cli/cmd_serve.c daemon/cli/cmd_config.c \
+	daemon/cli/conf.h daemon/cli/conf.c \
+	daemon/report/report.h daemon/report/report.c \
+	daemon/live/runtime.h daemon/live/runtime.c \
+	daemon/sink/alerts.h daemon/sink/alerts.c \
+	daemon/sink/flightrec.h daemon/sink/flightrec.c \
+	daemon/live/priority.h daemon/live/priority.c \
+	daemon/host/topology.h daemon/host/topology.c \
+	daemon/host/cgroup_paths.h daemon/host/cgroup_paths.c
 imbalanced_CPPFLAGS = $(AM_CPPFLAGS) $(TRACEFS_CFLAGS) $(SYSTEMD_CFLAGS)
 imbalanced_LDADD = daemon/libimbsrc.a daemon/libimbsink.a daemon/libimbbpf.a \
 	daemon/libimbtracefs.a analyzers/libimbcore.a \
@@ -74,7 +74,7 @@ imbalanced_LDADD = daemon/libimbsrc.a daemon/libimbsink.a daemon/libimbbpf.a \
 # The fallback when BPF cannot load: add $(IMB_TRACEFS_LIBS) to LDADD.
 noinst_LIBRARIES += daemon/libimbtracefs.a
 daemon_libimbtracefs_a_SOURCES = \
-	daemon/source_tracefs.h daemon/source_tracefs.c
+	daemon/source/tracefs.h daemon/source/tracefs.c
 daemon_libimbtracefs_a_CFLAGS = $(AM_CFLAGS) $(TRACEFS_CFLAGS) $(TRACEEVENT_CFLAGS)
 IMB_TRACEFS_LIBS = daemon/libimbtracefs.a analyzers/libimbcore.a \
 	$(TRACEFS_LIBS) $(TRACEEVENT_LIBS)

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "daemon/cli.h"
+#include "daemon/cli/cli.h"
 
 static void usage(FILE *f)
 {

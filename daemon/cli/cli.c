@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cli.c - the verb table and the option parsers the verbs share.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/cli/cli.h"
+
+const struct cli_verb cli_verbs[] = {
+	{ "analyze", cmd_analyze },
+	{ "check", cmd_check },
+	{ "run", cmd_run },
+	{ "serve", cmd_serve },
+	{ "config", cmd_config },
+	{ NULL, NULL },
+};
+
+bool cli_version_asked(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--version"))
+			return true;
+	}
+	return false;
+}
+
+int cli_parse_ns(const char *s, uint64_t default_unit_ns, uint64_t *out)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t mult;
+	} units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000ull },
+		{ "m", 60000000000ull }, { "h", 3600000000000ull }, { "d", 86400000000000ull },
+	};
+	char *end;
+	double v;
+
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -EINVAL;
+	if (!*end) {
+		v *= (double)default_unit_ns;
+	} else {
+		size_t i;
+
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (!strcmp(end, units[i].suffix))
+				break;
+		if (i == sizeof(units) / sizeof(units[0]))
+			return -EINVAL;
+		v *= (double)units[i].mult;
+	}
+	if (v > 1e19)
+		return -ERANGE;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+int cli_parse_capacity(const char *s, uint32_t *cap, int max_cpus)
+{
+	const char *p = s;
+	int cpu = 0;
+
+	while (*p) {
+		char *end;
+		long a, b, v;
+
+		a = strtol(p, &end, 10);
+		if (end == p || a < 0)
+			return -EINVAL;
+		if (*end == '-' || *end == ':') {
+			/* ranged form: A-B:V or A:V */
+			b = a;
+			if (*end == '-') {
+				p = end + 1;
+				b = strtol(p, &end, 10);
+				if (end == p || b < a)
+					return -EINVAL;
+			}
+			if (*end != ':')
+				return -EINVAL;
+			p = end + 1;
+			v = strtol(p, &end, 10);
+			if (end == p || v < 1 || v > 1024 || b >= max_cpus)
+				return -EINVAL;
+			for (long c = a; c <= b; c++)
+				cap[c] = (uint32_t)v;
+			cpu = (int)b + 1;
+		} else {
+			/* plain list: capacity of CPU 0, 1, ... */
+			if (a < 1 || a > 1024 || cpu >= max_cpus)
+				return -EINVAL;
+			cap[cpu++] = (uint32_t)a;
+		}
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return -EINVAL;
+		p = end;
+	}
+	return cpu ? 0 : -EINVAL;
+}

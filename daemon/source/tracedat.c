@@ -1,0 +1,1219 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tracedat.c - read the scheduler events of a trace.dat file with
+ * libtracecmd and libtraceevent (source.h).
+ *
+ * Event types and field offsets are resolved once when the file is opened;
+ * per record the code compares the type id against a small table and reads
+ * fields at known offsets, with no allocation and no string lookup.  The
+ * per-CPU streams are merged in time order here (td_loop), in segments for
+ * compressed files (TD_SEGMENT_RECORDS).  Missed-event markers
+ * become IMB_EV_LOST events.  A file cut off inside its event data is read
+ * up to the cut and flagged as truncated.
+ *
+ * This is the only file that includes <trace-cmd.h>.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <trace-cmd/trace-cmd.h>
+
+#include "daemon/source/source.h"
+#include "daemon/source/tracedat.h"
+#include "daemon/source/tracedat_repair.h"
+
+/* Exported by libtracecmd 3.1 but only declared in its private header. */
+const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
+struct tep_record *tracecmd_peek_data(struct tracecmd_input *handle, int cpu);
+int tracecmd_set_cursor(struct tracecmd_input *handle, int cpu, unsigned long long offset);
+int tracecmd_cpus(struct tracecmd_input *handle);
+int tracecmd_get_file_compress_proto(struct tracecmd_input *handle, const char **name,
+				     const char **version);
+
+#define TD_OPEN_FLAGS (TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS)
+
+/*
+ * libtracecmd 3.1 keeps every decompressed chunk of a compressed trace until
+ * the handle is closed (its free_zpage() never finds the chunk; fixed
+ * upstream by "libtracecmd: Fix free_zpage() offset", after Debian 12's
+ * 3.1.6), so a reader's memory grows with the trace: about 58 bytes a
+ * record, 120 MiB for 2 million events.  A compressed single-buffer file is
+ * therefore read in segments: after this many records each CPU's cursor
+ * (the offset of its next record, a position in the file's own layout and
+ * so the same in every open) is noted, the handle closed and opened again
+ * and the cursors set back.  The events come out exactly as in one pass.
+ */
+#define TD_SEGMENT_RECORDS (1u << 18)
+
+enum td_ev {
+	TD_SWITCH, TD_WAKEUP, TD_WAKEUP_NEW, TD_WAKING, TD_MIGRATE, TD_FORK, TD_EXIT,
+	TD_RUNTIME, TD_NUMA_MOVE, TD_NUMA_SWAP, TD_NUMA_STICK, TD_PELT_CFS, TD_PELT_SE,
+	TD__COUNT
+};
+
+#define TD_MAX_BUFFERS 16
+#define TD_MAX_PENDING (1 << 20)	/* events held back before the first switch */
+
+/* Up to this many fields per event, in the order of the names below. */
+#define TD_MAX_FIELDS 10
+
+struct td_field {
+	int offset;
+	int size;
+	bool dynamic;		/* __data_loc: u32 offset | len << 16 */
+	bool present;
+};
+
+struct td_event {
+	int id;			/* tep event id, -1 absent */
+	const char *name;	/* the name found in the file */
+	const char *missing;	/* a required field the format lacks, or NULL */
+	struct td_field f[TD_MAX_FIELDS];
+};
+
+struct td_desc {
+	const char *system;
+	const char *name;
+	const char *alt_name;			/* same meaning, other name */
+	const char *fields[TD_MAX_FIELDS];	/* NULL-terminated */
+	const char *alt[TD_MAX_FIELDS];		/* alternative field names */
+	unsigned int required;			/* bit i: fields[i] must exist */
+	int kind;				/* enum imb_ev_kind */
+};
+
+static const struct td_desc td_desc[TD__COUNT] = {
+	[TD_SWITCH] = { "sched", "sched_switch", NULL,
+		{ "prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm", "next_pid",
+		  "next_prio" }, { NULL }, 0x7f, IMB_EV_SWITCH },
+	[TD_WAKEUP] = { "sched", "sched_wakeup", NULL,
+		{ "comm", "pid", "prio", "target_cpu" }, { NULL }, 0xf, IMB_EV_WAKEUP },
+	[TD_WAKEUP_NEW] = { "sched", "sched_wakeup_new", NULL,
+		{ "comm", "pid", "prio", "target_cpu" }, { NULL }, 0xf, IMB_EV_WAKEUP_NEW },
+	[TD_WAKING] = { "sched", "sched_waking", NULL,
+		{ "comm", "pid", "prio", "target_cpu" }, { NULL }, 0xf, IMB_EV_WAKING },
+	[TD_MIGRATE] = { "sched", "sched_migrate_task", NULL,
+		{ "comm", "pid", "prio", "orig_cpu", "dest_cpu" }, { NULL }, 0x1f,
+		IMB_EV_MIGRATE },
+	[TD_FORK] = { "sched", "sched_process_fork", NULL,
+		{ "parent_comm", "parent_pid", "child_comm", "child_pid" }, { NULL }, 0xf,
+		IMB_EV_FORK },
+	[TD_EXIT] = { "sched", "sched_process_exit", NULL,
+		{ "comm", "pid", "prio" }, { NULL }, 0x3, IMB_EV_EXIT },
+	[TD_RUNTIME] = { "sched", "sched_stat_runtime", NULL,
+		{ "pid", "runtime" }, { NULL }, 0x3, IMB_EV_RUNTIME },
+	[TD_NUMA_MOVE] = { "sched", "sched_move_numa", NULL,
+		{ "pid", "tgid", "ngid", "src_cpu", "src_nid", "dst_cpu", "dst_nid" }, { NULL },
+		0x7f, IMB_EV_NUMA_MOVE },
+	[TD_NUMA_SWAP] = { "sched", "sched_swap_numa", NULL,
+		{ "src_pid", "src_tgid", "src_ngid", "src_cpu", "src_nid", "dst_pid", "dst_tgid",
+		  "dst_ngid", "dst_cpu", "dst_nid" }, { NULL }, 0x3ff, IMB_EV_NUMA_SWAP },
+	/*
+	 * Before 5.10 sched_stick_numa used sched_move_numa's layout (pid,
+	 * tgid, ngid, src_cpu, src_nid, dst_cpu, dst_nid): both are accepted,
+	 * the dst task's fields being 0 in the old one.
+	 */
+	[TD_NUMA_STICK] = { "sched", "sched_stick_numa", NULL,
+		{ "src_pid", "src_tgid", "src_ngid", "src_cpu", "src_nid", "dst_pid", "dst_tgid",
+		  "dst_ngid", "dst_cpu", "dst_nid" }, { "pid", "tgid", "ngid" }, 0x31f,
+		IMB_EV_NUMA_STICK },
+	/*
+	 * Out-of-tree PELT events: the kernel's averages at its own update
+	 * instants.  LISA's kernel module (system "lisa") names them
+	 * lisa__sched_pelt_cfs / lisa__sched_pelt_se; its older sched_tp
+	 * module and Android kernels sched_pelt_cfs / sched_pelt_se.  The
+	 * runnable average is there only with the module's SCHED_AVG_RBL
+	 * feature, named "rbl_load" before 5.7: optional (0 when absent).
+	 */
+	[TD_PELT_CFS] = { NULL, "sched_pelt_cfs", "lisa__sched_pelt_cfs",
+		{ "cpu", "path", "load", "runnable", "util", "update_time" },
+		{ NULL, NULL, NULL, "rbl_load" }, 0x35, IMB_EV_PELT_CFS },
+	[TD_PELT_SE] = { NULL, "sched_pelt_se", "lisa__sched_pelt_se",
+		{ "cpu", "path", "comm", "pid", "load", "runnable", "util", "update_time" },
+		{ NULL, NULL, NULL, NULL, NULL, "rbl_load" }, 0xd9, IMB_EV_PELT_SE },
+};
+
+/*
+ * Where the reading process is, for telling a crash of libtracecmd on a
+ * damaged file (a corrupted file) from a crash in our own decoding (a bug):
+ * TD_PHASE_OURS while td_record, td_resolve or tracedat_repair run.  The
+ * reading child writes it into a shared page that the parent reads after
+ * the child died; in-process it is a static.
+ */
+enum { TD_PHASE_LIB, TD_PHASE_OURS };
+
+struct td_watch {
+	volatile int phase;
+	volatile int sanitizer;		/* a sanitizer report ended the process */
+};
+
+static struct td_watch td_watch_local;
+static struct td_watch *td_watch = &td_watch_local;
+
+static int td_enter(void)
+{
+	int old = td_watch->phase;
+
+	td_watch->phase = TD_PHASE_OURS;
+	return old;
+}
+
+static void td_leave(int old)
+{
+	td_watch->phase = old;
+}
+
+/* a sanitizer runtime, when linked in, calls this before it ends the process */
+void __sanitizer_set_death_callback(void (*cb)(void)) __attribute__((weak));
+
+static void td_on_sanitizer_death(void)
+{
+	td_watch->sanitizer = 1;
+}
+
+/* test hook (daemon/source/tracedat.h): fail on purpose at the Nth record */
+static int td_fault_kind;
+static uint64_t td_fault_at, td_fault_seen;
+
+void source_tracedat_fault(int kind, uint64_t at_record)
+{
+	td_fault_kind = kind;
+	td_fault_at = at_record;
+	td_fault_seen = 0;
+}
+
+static void td_fault(void)
+{
+	if (!td_fault_kind || ++td_fault_seen != td_fault_at)
+		return;
+	switch (td_fault_kind) {
+	case TD_FAULT_SIGNAL:
+		raise(SIGSEGV);
+		break;
+	case TD_FAULT_OVERFLOW: {
+		/* a heap read one past the end: a sanitizer report */
+		volatile size_t i = 8;
+		volatile char *p = malloc(i);
+
+		if (p) {
+			td_fault_seen += (uint64_t)p[i];
+			free((void *)p);
+		}
+		break;
+	}
+	case TD_FAULT_LIBRARY:
+		td_watch->phase = TD_PHASE_LIB;
+		raise(SIGSEGV);
+		break;
+	}
+}
+
+struct td {
+	const char *path;
+	int memfd;		/* the repaired copy of a cut-off file, or -1 */
+	struct tracecmd_input *h;
+	struct tep_handle *tep;
+	struct td_event ev[TD__COUNT];
+	imb_event_fn fn;
+	void *ctx;
+	struct source_info *info;
+	uint64_t last_ts;
+	int max_cpu;
+	int cb_rc;
+	uint64_t switches;
+	bool native;		/* the file's byte order is the host's */
+	int8_t *type_map;	/* tep event id -> enum td_ev, -1 none */
+	int type_max;
+	/* events before the first switch, held back: no output on -ENODATA */
+	struct imb_event *pend;
+	size_t npend, cap;
+	char *err;
+	int (*flush)(void *ctx);	/* pushes out what fn buffered, or NULL */
+	uint64_t segments;	/* segments read in child processes */
+	uint32_t segment;	/* records per segment */
+};
+
+static void td_err(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void td_err(char *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, SOURCE_ERR_LEN, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Resolve event ids and field offsets once.  A required field missing from
+ * sched_switch's format is an error here; from any other event's format it
+ * is an error only when a record of that event appears (trace-cmd extract
+ * saves every event format, also of events never enabled).
+ */
+static int td_resolve(struct td *t)
+{
+	for (int i = 0; i < TD__COUNT; i++) {
+		const struct td_desc *d = &td_desc[i];
+		struct tep_event *e = tep_find_event_by_name(t->tep, d->system, d->name);
+
+		t->ev[i].id = -1;
+		t->ev[i].name = d->name;
+		if (!e && d->alt_name) {
+			e = tep_find_event_by_name(t->tep, d->system, d->alt_name);
+			t->ev[i].name = d->alt_name;
+		}
+		if (!e)
+			continue;
+		for (int k = 0; k < TD_MAX_FIELDS && d->fields[k]; k++) {
+			struct tep_format_field *f = tep_find_field(e, d->fields[k]);
+
+			if (!f && d->alt[k])
+				f = tep_find_field(e, d->alt[k]);
+			if (!f) {
+				if (!(d->required & (1u << k)))
+					continue;
+				if (i == TD_SWITCH) {
+					td_err(t->err, "%s format lacks field %s", d->name,
+					       d->fields[k]);
+					return -EINVAL;
+				}
+				if (!t->ev[i].missing)
+					t->ev[i].missing = d->fields[k];
+				continue;
+			}
+			t->ev[i].f[k].present = true;
+			t->ev[i].f[k].offset = f->offset;
+			t->ev[i].f[k].size = f->size;
+			t->ev[i].f[k].dynamic = (f->flags & TEP_FIELD_IS_DYNAMIC) != 0;
+		}
+		t->ev[i].id = e->id;
+	}
+	if (t->ev[TD_SWITCH].id < 0) {
+		td_err(t->err, "no sched_switch events: record with sched:sched_switch enabled");
+		return -ENODATA;
+	}
+	return 0;
+}
+
+static bool fld_ok(const struct td_field *f, const struct tep_record *r)
+{
+	return f->present && f->offset >= 0 && f->size > 0 && f->offset + f->size <= r->size;
+}
+
+static int64_t fld_num(const struct td *t, const struct td_field *f, const struct tep_record *r)
+{
+	const char *p;
+	uint64_t v;
+
+	if (!fld_ok(f, r) || f->size > 8)
+		return 0;
+	p = (const char *)r->data + f->offset;
+	if (t->native) {
+		/* the file's byte order is ours: a plain load */
+		switch (f->size) {
+		case 1:
+			return *(const int8_t *)p;
+		case 2: {
+			int16_t x;
+
+			memcpy(&x, p, 2);
+			return x;
+		}
+		case 4: {
+			int32_t x;
+
+			memcpy(&x, p, 4);
+			return x;
+		}
+		case 8: {
+			int64_t x;
+
+			memcpy(&x, p, 8);
+			return x;
+		}
+		}
+	}
+	v = tep_read_number(t->tep, p, f->size);
+	/* sign-extend 4-byte fields (pids, cpus, prios are int) */
+	if (f->size == 4)
+		return (int32_t)(uint32_t)v;
+	return (int64_t)v;
+}
+
+/* A comm: fixed char[] or __data_loc char[]; never reads past the record. */
+static void fld_str(const struct td *t, const struct td_field *f, const struct tep_record *r,
+		    char *dst, size_t dlen)
+{
+	const char *p;
+	size_t len;
+
+	memset(dst, 0, dlen);
+	if (!fld_ok(f, r))
+		return;
+	if (f->dynamic) {
+		uint32_t loc = (uint32_t)tep_read_number(t->tep, (const char *)r->data + f->offset,
+							 4);
+		uint32_t off = loc & 0xffff;
+
+		len = loc >> 16;
+		if (off + len > (uint32_t)r->size)
+			return;
+		p = (const char *)r->data + off;
+	} else {
+		p = (const char *)r->data + f->offset;
+		len = (size_t)f->size;
+	}
+	if (len >= dlen)
+		len = dlen - 1;
+	memcpy(dst, p, strnlen(p, len));
+}
+
+static int td_emit(struct td *t, struct imb_event *e)
+{
+	int rc;
+
+	if (e->ts_ns < t->last_ts)
+		e->ts_ns = t->last_ts;	/* the merge is by ts; equal is fine */
+	t->last_ts = e->ts_ns;
+	if (e->cpu > t->max_cpu)
+		t->max_cpu = e->cpu;
+	if (!t->switches) {
+		/* bounded: a trace this long without a switch has none */
+		if (t->npend >= TD_MAX_PENDING) {
+			td_err(t->err, "no sched_switch in the first %d events: record with "
+			       "sched:sched_switch enabled", TD_MAX_PENDING);
+			t->cb_rc = -ENODATA;
+			return -1;
+		}
+		if (t->npend == t->cap) {
+			size_t cap = t->cap ? t->cap * 2 : 256;
+			struct imb_event *p = realloc(t->pend, cap * sizeof(*p));
+
+			if (!p) {
+				t->cb_rc = -ENOMEM;
+				return -1;
+			}
+			t->pend = p;
+			t->cap = cap;
+		}
+		t->pend[t->npend++] = *e;
+		return 0;
+	}
+	for (size_t i = 0; i < t->npend; i++) {
+		t->info->events++;
+		rc = t->fn(&t->pend[i], t->ctx);
+		if (rc < 0) {
+			t->cb_rc = rc;
+			return -1;
+		}
+	}
+	t->npend = 0;
+	t->info->events++;
+	rc = t->fn(e, t->ctx);
+	if (rc < 0) {
+		t->cb_rc = rc;
+		return -1;
+	}
+	return 0;
+}
+
+static int td_decode(struct td *t, struct tep_record *r)
+{
+	struct imb_event e;
+	const struct td_field *f;
+	int type, i, cpu;
+
+	td_fault();
+	cpu = r->cpu;
+	if (r->missed_events) {
+		memset(&e, 0, sizeof(e));
+		e.ts_ns = r->ts;
+		e.cpu = cpu;
+		e.kind = IMB_EV_LOST;
+		e.lost.count = r->missed_events > 0 ? (uint64_t)r->missed_events : 0;
+		t->info->lost_events += e.lost.count ? e.lost.count : 1;
+		if (td_emit(t, &e))
+			return -1;
+	}
+	type = tep_data_type(t->tep, r);
+	i = type >= 0 && type <= t->type_max ? t->type_map[type] : -1;
+	if (i < 0)
+		return 0;
+	if (t->ev[i].missing) {
+		td_err(t->err, "%s format lacks field %s (first %s record at %llu ns on CPU %d)",
+		       t->ev[i].name, t->ev[i].missing, t->ev[i].name,
+		       (unsigned long long)r->ts, cpu);
+		t->cb_rc = -EINVAL;
+		return -1;
+	}
+	f = t->ev[i].f;
+	memset(&e, 0, sizeof(e));
+	e.ts_ns = r->ts;
+	e.cpu = cpu;
+	e.kind = (uint16_t)td_desc[i].kind;
+	switch (i) {
+	case TD_SWITCH:
+		t->switches++;
+		fld_str(t, &f[0], r, e.sw.prev_comm, IMB_COMM_LEN);
+		e.sw.prev_pid = (int32_t)fld_num(t, &f[1], r);
+		e.sw.prev_prio = (int32_t)fld_num(t, &f[2], r);
+		e.sw.prev_state = (uint32_t)fld_num(t, &f[3], r);
+		fld_str(t, &f[4], r, e.sw.next_comm, IMB_COMM_LEN);
+		e.sw.next_pid = (int32_t)fld_num(t, &f[5], r);
+		e.sw.next_prio = (int32_t)fld_num(t, &f[6], r);
+		break;
+	case TD_WAKEUP:
+	case TD_WAKEUP_NEW:
+	case TD_WAKING:
+		fld_str(t, &f[0], r, e.wakeup.comm, IMB_COMM_LEN);
+		e.wakeup.pid = (int32_t)fld_num(t, &f[1], r);
+		e.wakeup.prio = (int32_t)fld_num(t, &f[2], r);
+		e.wakeup.target_cpu = (int32_t)fld_num(t, &f[3], r);
+		break;
+	case TD_MIGRATE:
+		fld_str(t, &f[0], r, e.migrate.comm, IMB_COMM_LEN);
+		e.migrate.pid = (int32_t)fld_num(t, &f[1], r);
+		e.migrate.prio = (int32_t)fld_num(t, &f[2], r);
+		e.migrate.orig_cpu = (int32_t)fld_num(t, &f[3], r);
+		e.migrate.dest_cpu = (int32_t)fld_num(t, &f[4], r);
+		break;
+	case TD_FORK:
+		e.fork.parent_pid = (int32_t)fld_num(t, &f[1], r);
+		fld_str(t, &f[2], r, e.fork.child_comm, IMB_COMM_LEN);
+		e.fork.child_pid = (int32_t)fld_num(t, &f[3], r);
+		break;
+	case TD_EXIT:
+		fld_str(t, &f[0], r, e.exit.comm, IMB_COMM_LEN);
+		e.exit.pid = (int32_t)fld_num(t, &f[1], r);
+		e.exit.prio = f[2].present ? (int32_t)fld_num(t, &f[2], r) : -1;
+		break;
+	case TD_RUNTIME:
+		e.runtime.pid = (int32_t)fld_num(t, &f[0], r);
+		e.runtime.runtime_ns = (uint64_t)fld_num(t, &f[1], r);
+		break;
+	case TD_NUMA_MOVE:
+		e.numa.src_pid = (int32_t)fld_num(t, &f[0], r);
+		e.numa.src_tgid = (int32_t)fld_num(t, &f[1], r);
+		e.numa.src_ngid = (int32_t)fld_num(t, &f[2], r);
+		e.numa.src_cpu = (int32_t)fld_num(t, &f[3], r);
+		e.numa.src_nid = (int32_t)fld_num(t, &f[4], r);
+		e.numa.dst_cpu = (int32_t)fld_num(t, &f[5], r);
+		e.numa.dst_nid = (int32_t)fld_num(t, &f[6], r);
+		break;
+	case TD_NUMA_SWAP:
+	case TD_NUMA_STICK:
+		e.numa.src_pid = (int32_t)fld_num(t, &f[0], r);
+		e.numa.src_tgid = (int32_t)fld_num(t, &f[1], r);
+		e.numa.src_ngid = (int32_t)fld_num(t, &f[2], r);
+		e.numa.src_cpu = (int32_t)fld_num(t, &f[3], r);
+		e.numa.src_nid = (int32_t)fld_num(t, &f[4], r);
+		e.numa.dst_pid = (int32_t)fld_num(t, &f[5], r);
+		e.numa.dst_tgid = (int32_t)fld_num(t, &f[6], r);
+		e.numa.dst_ngid = (int32_t)fld_num(t, &f[7], r);
+		e.numa.dst_cpu = (int32_t)fld_num(t, &f[8], r);
+		e.numa.dst_nid = (int32_t)fld_num(t, &f[9], r);
+		break;
+	case TD_PELT_CFS: {
+		char path[8];
+
+		e.cpu = (int32_t)fld_num(t, &f[0], r);
+		fld_str(t, &f[1], r, path, sizeof(path));
+		e.pelt_cfs.root = !strcmp(path, "/");
+		e.pelt_cfs.load_avg = (uint64_t)fld_num(t, &f[2], r);
+		e.pelt_cfs.runnable_avg = (uint64_t)fld_num(t, &f[3], r);
+		e.pelt_cfs.util_avg = (uint64_t)fld_num(t, &f[4], r);
+		e.pelt_cfs.last_update_time = (uint64_t)fld_num(t, &f[5], r);
+		break;
+	}
+	case TD_PELT_SE:
+		e.cpu = (int32_t)fld_num(t, &f[0], r);
+		e.pelt_se.pid = (int32_t)fld_num(t, &f[3], r);
+		e.pelt_se.load_avg = (uint64_t)fld_num(t, &f[4], r);
+		e.pelt_se.runnable_avg = (uint64_t)fld_num(t, &f[5], r);
+		e.pelt_se.util_avg = (uint64_t)fld_num(t, &f[6], r);
+		e.pelt_se.last_update_time = (uint64_t)fld_num(t, &f[7], r);
+		break;
+	}
+	if (e.cpu < 0 || e.cpu >= IMB_MAX_CPUS) {
+		td_err(t->err, "%s record at %llu ns: cpu %d out of range (0 to %d)",
+		       t->ev[i].name, (unsigned long long)r->ts, e.cpu, IMB_MAX_CPUS - 1);
+		t->cb_rc = -EINVAL;
+		return -1;
+	}
+	return td_emit(t, &e);
+}
+
+static int td_record(struct tracecmd_input *h, struct tep_record *r, int cpu, void *data)
+{
+	int old = td_enter(), rc;
+
+	(void)h;
+	(void)cpu;	/* across buffers the callback's index is not the CPU */
+	rc = td_decode(data, r);
+	td_leave(old);
+	return rc;
+}
+
+static unsigned int td_segment_setting;
+
+void source_tracedat_segment(unsigned int records)
+{
+	td_segment_setting = records;
+}
+
+static uint32_t td_segment_records(void)
+{
+	return td_segment_setting ? td_segment_setting : TD_SEGMENT_RECORDS;
+}
+
+/* Open the file (or a dup of its repaired copy) */
+static struct tracecmd_input *td_open(const struct td *t)
+{
+	struct tracecmd_input *h;
+	int fd;
+
+	if (t->memfd < 0)
+		return tracecmd_open(t->path, TD_OPEN_FLAGS);
+	fd = fcntl(t->memfd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return NULL;
+	lseek(fd, 0, SEEK_SET);
+	h = tracecmd_open_fd(fd, TD_OPEN_FLAGS);
+	if (!h)
+		close(fd);
+	return h;
+}
+
+/* The reading child's buffered writer to the pipe */
+struct td_writer {
+	int fd;
+	size_t len;
+	char buf[1 << 19];
+};
+
+static int td_write_all(int fd, const void *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -EPIPE;
+		p = (const char *)p + w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int td_child_event(const struct imb_event *ev, void *ctx)
+{
+	struct td_writer *w = ctx;
+
+	if (w->len + sizeof(*ev) > sizeof(w->buf)) {
+		if (td_write_all(w->fd, w->buf, w->len))
+			return -EPIPE;
+		w->len = 0;
+	}
+	memcpy(w->buf + w->len, ev, sizeof(*ev));
+	w->len += sizeof(*ev);
+	return 0;
+}
+
+static int td_child_flush(void *ctx)
+{
+	struct td_writer *w = ctx;
+
+	if (td_write_all(w->fd, w->buf, w->len))
+		return -EPIPE;
+	w->len = 0;
+	return 0;
+}
+
+/*
+ * Read records of one buffer in time order (equal times: the lower CPU
+ * first, as tracecmd_iterate_events does) from next[] (each CPU's next
+ * record, NULL when done).  With a limit, stop after that many records once
+ * the held-back events are out (a segment ends on a clean state).  Returns
+ * 1 when stopped at the limit, 0 at the end, < 0 on error.
+ */
+static int td_loop(struct td *t, int ncpu, struct tep_record **next, uint32_t limit)
+{
+	uint32_t n = 0;
+
+	for (;;) {
+		struct tep_record *r;
+		int best = -1, rc;
+
+		for (int cpu = 0; cpu < ncpu; cpu++)
+			if (next[cpu] && (best < 0 || next[cpu]->ts < next[best]->ts))
+				best = cpu;
+		if (best < 0)
+			return 0;
+		if (limit && n >= limit && t->switches && !t->npend)
+			return 1;
+		r = tracecmd_read_data(t->h, best);
+		if (!r) {
+			next[best] = NULL;
+			continue;
+		}
+		rc = td_record(t->h, r, best, t);
+		tracecmd_free_record(r);
+		if (rc < 0)
+			return t->cb_rc ? t->cb_rc : -EIO;
+		next[best] = tracecmd_peek_data(t->h, best);
+		n++;
+	}
+}
+
+/* What a segment's process hands back, followed by ncpu cursors. */
+struct td_seg {
+	int32_t rc;		/* td_loop's */
+	int32_t max_cpu;
+	uint64_t last_ts, switches;
+	struct source_info info;
+	char err[SOURCE_ERR_LEN];
+};
+
+#define TD_CPU_DONE UINT64_MAX
+
+/*
+ * One segment in a child of the reader: it inherits the opened handle with
+ * nothing decompressed yet, sets each CPU's cursor, reads up to
+ * t->segment records into the pipe, hands back the cursors and counters,
+ * and takes the decompressed chunks with it when it exits (the libtracecmd
+ * leak above).  A crash in it becomes a crash of the reader, which the
+ * parent reports as a corrupted file or, when it happened in our own code
+ * (td_watch), as an internal error.
+ */
+static int td_segment(struct td *t, int ncpu, uint64_t *cursor, bool first)
+{
+	size_t len = sizeof(struct td_seg) + (size_t)ncpu * sizeof(uint64_t);
+	struct td_seg *st = calloc(1, len);
+	uint64_t *cur = (uint64_t *)(st + 1);
+	int ctl[2], status, rc;
+	size_t got = 0;
+	pid_t pid;
+
+	if (!st || pipe2(ctl, O_CLOEXEC)) {
+		free(st);
+		td_err(t->err, "segment: %s", strerror(errno));
+		return -ENOMEM;
+	}
+	pid = fork();
+	if (pid < 0) {
+		rc = -errno;
+		close(ctl[0]);
+		close(ctl[1]);
+		free(st);
+		td_err(t->err, "fork: %s", strerror(-rc));
+		return rc;
+	}
+	if (pid == 0) {
+		struct tep_record **next = calloc((size_t)ncpu, sizeof(*next));
+
+		close(ctl[0]);
+		if (!next)
+			_exit(1);
+		for (int cpu = 0; cpu < ncpu; cpu++) {
+			if (cursor[cpu] == TD_CPU_DONE)
+				continue;
+			if (!first && (tracecmd_set_cursor(t->h, cpu, cursor[cpu]) < 0 ||
+				       !(next[cpu] = tracecmd_peek_data(t->h, cpu)) ||
+				       next[cpu]->offset != cursor[cpu]))
+				_exit(3);
+			if (first)
+				next[cpu] = tracecmd_peek_data(t->h, cpu);
+		}
+		st->rc = td_loop(t, ncpu, next, t->segment);
+		for (int cpu = 0; cpu < ncpu; cpu++)
+			cur[cpu] = next[cpu] ? next[cpu]->offset : TD_CPU_DONE;
+		st->max_cpu = t->max_cpu;
+		st->last_ts = t->last_ts;
+		st->switches = t->switches;
+		st->info = *t->info;
+		memcpy(st->err, t->err, SOURCE_ERR_LEN);
+		if ((st->rc >= 0 && t->flush(t->ctx)) || td_write_all(ctl[1], st, len))
+			_exit(1);
+		_exit(0);
+	}
+	close(ctl[1]);
+	while (got < len) {
+		ssize_t r = read(ctl[0], (char *)st + got, len - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(ctl[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (got < len || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		free(st);
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+			td_err(t->err, "cannot find a segment's first record again");
+			return -EIO;
+		}
+		/* the library crashed on this file: crash the same way */
+		if (WIFSIGNALED(status)) {
+			signal(WTERMSIG(status), SIG_DFL);
+			raise(WTERMSIG(status));
+		}
+		_exit(1);
+	}
+	t->max_cpu = st->max_cpu;
+	t->last_ts = st->last_ts;
+	t->switches = st->switches;
+	*t->info = st->info;
+	memcpy(t->err, st->err, SOURCE_ERR_LEN);
+	memcpy(cursor, cur, (size_t)ncpu * sizeof(uint64_t));
+	rc = st->rc;
+	free(st);
+	t->segments++;
+	if (rc < 0 && !t->cb_rc)
+		t->cb_rc = rc;
+	return rc;
+}
+
+/*
+ * All CPUs of one buffer in time order; in segments (td_segment) when the
+ * library would otherwise hold the whole decompressed trace and the events
+ * go to a pipe that the segments can share.
+ */
+static int td_iterate(struct td *t, bool segmented)
+{
+	int ncpu = tracecmd_cpus(t->h), rc = 0;
+	uint64_t *cursor;
+	bool first = true;
+
+	if (ncpu <= 0)
+		return 0;
+	if (!segmented || !t->flush) {
+		struct tep_record **next = calloc((size_t)ncpu, sizeof(*next));
+
+		if (!next) {
+			td_err(t->err, "out of memory");
+			return -ENOMEM;
+		}
+		for (int cpu = 0; cpu < ncpu; cpu++)
+			next[cpu] = tracecmd_peek_data(t->h, cpu);
+		rc = td_loop(t, ncpu, next, 0);
+		free(next);
+		return rc;
+	}
+	cursor = calloc((size_t)ncpu, sizeof(*cursor));
+	if (!cursor) {
+		td_err(t->err, "out of memory");
+		return -ENOMEM;
+	}
+	do {
+		rc = td_segment(t, ncpu, cursor, first);
+		first = false;
+	} while (rc == 1);
+	free(cursor);
+	return rc;
+}
+
+/* Is there a trace.dat magic at the start?  ("\x17\x08\x44tracing") */
+static int td_check_magic(const char *path, char *err)
+{
+	static const unsigned char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n',
+						 'g' };
+	unsigned char buf[10];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		int e = errno;
+
+		td_err(err, "%s", strerror(e));
+		return -e;
+	}
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n != (ssize_t)sizeof(buf) || memcmp(buf, magic, sizeof(buf))) {
+		td_err(err, "not a trace.dat file (bad magic)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int td_read_inproc(const char *path, imb_event_fn fn, int (*flush)(void *ctx),
+			  void *ctx, struct source_info *info, char *err)
+{
+	struct td t;
+	const char *clock;
+	int rc, cpus;
+
+	memset(info, 0, sizeof(*info));
+	snprintf(info->format, sizeof(info->format), "trace.dat");
+	rc = td_check_magic(path, err);
+	if (rc)
+		return rc;
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	memset(&t, 0, sizeof(t));
+	t.path = path;
+	t.fn = fn;
+	t.flush = flush;
+	t.ctx = ctx;
+	t.info = info;
+	t.err = err;
+	t.max_cpu = -1;
+	t.memfd = -1;
+	t.segment = td_segment_records();
+	{
+		int old = td_enter(), cut;
+
+		/* cut inside its last options section: libtracecmd may not say */
+		cut = tracedat_tail_cut(path);
+		td_leave(old);
+		if (cut != TRACEDAT_CUT_MAP)
+			t.h = td_open(&t);
+		if (t.h && cut == TRACEDAT_CUT_STRINGS) {
+			info->truncated = true;
+			snprintf(info->warning, sizeof(info->warning), "file cut off in its string "
+				 "table, after the event data; every event read");
+		}
+	}
+	if (!t.h) {
+		/* cut inside the event data? then read what is there */
+		int old = td_enter();
+
+		rc = tracedat_repair(path, &t.memfd, info->warning, sizeof(info->warning), err);
+		td_leave(old);
+		if (rc)
+			return rc;
+		t.h = td_open(&t);
+		if (!t.h) {
+			close(t.memfd);
+			info->warning[0] = 0;
+			td_err(err, "cannot read the trace.dat headers (truncated or corrupted file)");
+			return -EINVAL;
+		}
+		info->truncated = true;
+	}
+	t.tep = tracecmd_get_tep(t.h);
+	if (!t.tep) {
+		td_err(err, "no event formats in the file");
+		rc = -EINVAL;
+		goto out;
+	}
+	{
+		int old = td_enter();
+
+		rc = td_resolve(&t);
+		td_leave(old);
+	}
+	if (rc)
+		goto out;
+	t.native = tep_is_file_bigendian(t.tep) == tep_is_local_bigendian(t.tep);
+	t.type_max = -1;
+	for (int k = 0; k < TD__COUNT; k++)
+		if (t.ev[k].id > t.type_max)
+			t.type_max = t.ev[k].id;
+	t.type_map = malloc((size_t)t.type_max + 1);
+	if (!t.type_map) {
+		td_err(err, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	memset(t.type_map, -1, (size_t)t.type_max + 1);
+	for (int k = 0; k < TD__COUNT; k++)
+		if (t.ev[k].id >= 0)
+			t.type_map[t.ev[k].id] = (int8_t)k;
+	clock = tracecmd_get_trace_clock(t.h);
+	if (clock)
+		snprintf(info->clock, sizeof(info->clock), "%s", clock);
+	cpus = tep_get_cpus(t.tep);
+	/*
+	 * The top buffer and any instance buffers (a recording made with
+	 * `trace-cmd extract -B NAME`), merged in time order.
+	 */
+	{
+		struct tracecmd_input *hs[TD_MAX_BUFFERS];
+		int n = 0, nb = tracecmd_buffer_instances(t.h);
+
+		hs[n++] = t.h;
+		for (int i = 0; i < nb && n < TD_MAX_BUFFERS; i++) {
+			struct tracecmd_input *ih = tracecmd_buffer_instance_handle(t.h, i);
+
+			if (ih)
+				hs[n++] = ih;
+		}
+		if (n == 1) {
+			const char *zname = NULL, *zver = NULL;
+			bool compressed = tracecmd_get_file_compress_proto(t.h, &zname, &zver) == 0 &&
+					  zname && strcmp(zname, "none");
+
+			rc = td_iterate(&t, compressed);
+			if (rc && !t.cb_rc) {
+				t.cb_rc = rc;
+			}
+		} else
+			rc = tracecmd_iterate_events_multi(hs, n, td_record, &t);
+		for (int i = 1; i < n; i++)
+			tracecmd_close(hs[i]);
+	}
+	if (t.cb_rc) {
+		rc = t.cb_rc;
+		if (!err[0])
+			td_err(err, "%s", strerror(-rc));
+		goto out;
+	}
+	info->nr_cpus = cpus > t.max_cpu + 1 ? cpus : t.max_cpu + 1;
+	rc = 0;
+	if (info->truncated && !info->events) {
+		td_err(err, "file cut off before any complete event data");
+		rc = -ENODATA;
+	} else if (!t.switches) {
+		td_err(err, "no sched_switch events: record with sched:sched_switch enabled");
+		rc = -ENODATA;
+	}
+out:
+	free(t.type_map);
+	free(t.pend);
+	if (t.h)
+		tracecmd_close(t.h);
+	if (t.memfd >= 0)
+		close(t.memfd);
+	return rc;
+}
+
+/*
+ * libtracecmd trusts the file: flipped bits in the headers or in the
+ * compressed event data crash it (seen: tracecmd_open_fd's own error path,
+ * page parsing).  A bad file must give a clear error, never a crash, so the
+ * library runs in a child process that streams the events through a pipe;
+ * the parent sees a crash as a missing trailer.  On two CPUs the two halves
+ * also run in parallel.
+ */
+#define TD_TRAILER_KIND 0xffff
+
+struct td_trailer {
+	int32_t rc;
+	struct source_info info;
+	char err[SOURCE_ERR_LEN];
+};
+
+/* the stream is whole records: the trailer is padded to a record multiple */
+#define TD_TRAILER_SIZE \
+	((sizeof(struct td_trailer) + sizeof(struct imb_event) - 1) / sizeof(struct imb_event) * \
+	 sizeof(struct imb_event))
+
+static void td_child(const char *path, int fd, int errfd)
+{
+	static struct td_writer w;
+	static char pad[TD_TRAILER_SIZE];
+	struct td_trailer tr;
+	struct imb_event mark;
+
+	/*
+	 * The library prints its own complaints and ours go through the
+	 * trailer: stderr goes to a memfd that the parent shows only when the
+	 * child died in our own code (a sanitizer report, say).
+	 */
+	if (errfd >= 0)
+		dup2(errfd, STDERR_FILENO);
+	if (__sanitizer_set_death_callback)
+		__sanitizer_set_death_callback(td_on_sanitizer_death);
+	signal(SIGPIPE, SIG_DFL);
+	w.fd = fd;
+	memset(&tr, 0, sizeof(tr));
+	tr.rc = td_read_inproc(path, td_child_event, td_child_flush, &w, &tr.info, tr.err);
+	memset(&mark, 0, sizeof(mark));
+	mark.kind = TD_TRAILER_KIND;
+	memcpy(pad, &tr, sizeof(tr));
+	if (td_child_event(&mark, &w) || td_write_all(fd, w.buf, w.len) ||
+	    td_write_all(fd, pad, sizeof(pad)))
+		_exit(1);
+	_exit(0);
+}
+
+static int td_read_all(int fd, void *p, size_t n)
+{
+	while (n) {
+		ssize_t r = read(fd, p, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		p = (char *)p + r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+int source_tracedat_read_inproc(const char *path, imb_event_fn fn, void *ctx,
+				struct source_info *info, char *err)
+{
+	return td_read_inproc(path, fn, NULL, ctx, info, err);
+}
+
+/* The child's stderr after it died in our code: a sanitizer report, say. */
+static void td_show_child_stderr(int errfd)
+{
+	char b[4096];
+	ssize_t r;
+
+	if (errfd < 0 || lseek(errfd, 0, SEEK_SET) < 0)
+		return;
+	while ((r = read(errfd, b, sizeof(b))) > 0)
+		if (td_write_all(STDERR_FILENO, b, (size_t)r))
+			break;
+}
+
+/* How the reading child ended without its trailer, as err; returns -errno. */
+static int td_child_failed(int status, uint64_t n, int errfd, char *err)
+{
+	bool sig = WIFSIGNALED(status);
+	int code = sig ? WTERMSIG(status) : WEXITSTATUS(status);
+
+	/*
+	 * Died inside our own code: by a signal, or by an exit there (our code
+	 * never exits while in it: a sanitizer did, AddressSanitizer calling
+	 * td_on_sanitizer_death first, UBSan not).
+	 */
+	if (td_watch->phase == TD_PHASE_OURS && (sig || code)) {
+		char how[64];
+
+		if (td_watch->sanitizer)
+			snprintf(how, sizeof(how), "failed a sanitizer check");
+		else if (sig)
+			snprintf(how, sizeof(how), "died of %s", strsignal(code));
+		else
+			snprintf(how, sizeof(how), "ended with exit status %d", code);
+		td_show_child_stderr(errfd);
+		td_err(err, "internal error: the trace.dat decoder %s after %llu events "
+		       "(a bug in imbalanced: please report it with this file)", how,
+		       (unsigned long long)n);
+		return -ENOTRECOVERABLE;
+	}
+	td_err(err, "corrupted trace.dat: the trace library failed reading it after %llu "
+	       "events (%s %d)", (unsigned long long)n, sig ? "signal" : "exit status", code);
+	return -EINVAL;
+}
+
+int source_tracedat_read(const char *path, imb_event_fn fn, void *ctx,
+			 struct source_info *info, char *err)
+{
+	static struct imb_event buf[4096];
+	struct td_trailer tr;
+	struct td_watch *watch;
+	int pfd[2], rc = 0, status, errfd;
+	uint64_t n = 0;
+	bool done = false;
+	pid_t pid;
+
+	memset(info, 0, sizeof(*info));
+	snprintf(info->format, sizeof(info->format), "trace.dat");
+	rc = td_check_magic(path, err);
+	if (rc)
+		return rc;
+	watch = mmap(NULL, sizeof(*watch), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		     -1, 0);
+	if (watch == MAP_FAILED) {
+		td_err(err, "mmap: %s", strerror(errno));
+		return -ENOMEM;
+	}
+	if (pipe2(pfd, O_CLOEXEC)) {
+		rc = -errno;
+		munmap(watch, sizeof(*watch));
+		td_err(err, "pipe: %s", strerror(-rc));
+		return rc;
+	}
+	errfd = memfd_create("imbalanced-reader-stderr", MFD_CLOEXEC);
+	/* fewer, larger hand-overs (best effort: pipe-max-size may be lower) */
+	fcntl(pfd[1], F_SETPIPE_SZ, 1 << 20);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		rc = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		if (errfd >= 0)
+			close(errfd);
+		munmap(watch, sizeof(*watch));
+		td_err(err, "fork: %s", strerror(-rc));
+		return rc;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		td_watch = watch;
+		td_child(path, pfd[1], errfd);
+	}
+	close(pfd[1]);
+	while (!done) {
+		ssize_t r = read(pfd[0], buf, sizeof(buf));
+		size_t k;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		/* complete the last record when a read split it */
+		if (r % (ssize_t)sizeof(buf[0]) &&
+		    td_read_all(pfd[0], (char *)buf + r,
+				sizeof(buf[0]) - (size_t)r % sizeof(buf[0])))
+			break;
+		k = ((size_t)r + sizeof(buf[0]) - 1) / sizeof(buf[0]);
+		for (size_t i = 0; i < k; i++) {
+			if (buf[i].kind == TD_TRAILER_KIND) {
+				/* the trailer follows the marker, maybe in this buffer */
+				size_t have = (k - i - 1) * sizeof(buf[0]);
+
+				if (have > sizeof(tr))
+					have = sizeof(tr);
+				memcpy(&tr, &buf[i + 1], have);
+				if (have < sizeof(tr) &&
+				    td_read_all(pfd[0], (char *)&tr + have, sizeof(tr) - have))
+					break;
+				done = true;
+				break;
+			}
+			n++;
+			rc = fn(&buf[i], ctx);
+			if (rc < 0) {
+				kill(pid, SIGKILL);
+				close(pfd[0]);
+				waitpid(pid, &status, 0);
+				if (errfd >= 0)
+					close(errfd);
+				munmap(watch, sizeof(*watch));
+				td_err(err, "%s", strerror(-rc));
+				return rc;
+			}
+		}
+	}
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!done) {
+		struct td_watch *own = td_watch;
+
+		td_watch = watch;
+		rc = td_child_failed(status, n, errfd, err);
+		td_watch = own;
+	}
+	if (errfd >= 0)
+		close(errfd);
+	munmap(watch, sizeof(*watch));
+	if (!done)
+		return rc;
+	*info = tr.info;
+	if (tr.rc) {
+		snprintf(err, SOURCE_ERR_LEN, "%s", tr.err);
+		return tr.rc;
+	}
+	return 0;
+}
