@@ -10,7 +10,7 @@ analyzers_libimbcore_a_SOURCES = \
 analyzers_libimbcore_a_SOURCES += analyzers/pelt.h analyzers/pelt.c
 # --- end PELT engine ---
 
-# --- model, pipeline and the analyzer table (integrator) ---
+# --- model, pipeline and the analyzer table ---
 analyzers_libimbcore_a_SOURCES += \
 	analyzers/model.h analyzers/model.c \
 	analyzers/analyzer.h analyzers/analyzers_table.h analyzers/analyzers_table.c \
@@ -24,6 +24,6 @@ analyzers_libimbcore_a_SOURCES += \
 	analyzers/migration.c analyzers/numa.c analyzers/lost.c
 # --- end analyzers ---
 
-# --- text event format (owner: text) ---
+# --- text event format ---
 analyzers_libimbcore_a_SOURCES += analyzers/event_text.h analyzers/event_text.c
 # --- end text event format ---

@@ -4,7 +4,7 @@
  * picking the same one.
  *
  * Every sched_migrate_task gets a cause from what surrounds it in the
- * stream (pelt-spec §6.3); all of them are inferred from event order:
+ * stream (doc/pelt.md §8); all of them are inferred from event order:
  *  - numa: a sched_move_numa/sched_swap_numa named the task within the
  *    last migration_numa_link_ns (100 ms);
  *  - wakeup: between sched_waking and sched_wakeup of the task, or the task

@@ -5,11 +5,11 @@
  * With more than one node (cfg->nr_nodes, cfg->cpu_node), each
  * sched_move_numa / sched_swap_numa is checked against the runnable-based
  * classification of its source and destination nodes at that moment, as
- * task_numa_migrate's numa_classify() computes it (pelt-spec §6.1: over the
+ * task_numa_migrate's numa_classify() computes it (doc/pelt.md §8: over the
  * node's CPUs, nr_running = fair tasks, capacity, util_avg capped per CPU,
  * runnable_avg; pct = 100 + (imbalance_pct - 100) / 2, 108 by default):
  * a move onto a node that test calls overloaded is a conflict.  Tasks
- * bounced between the two policies (§6.4: a balancer move across nodes
+ * bounced between the two policies (doc/pelt.md §8: a balancer move across nodes
  * undone by a NUMA move within 1 s, or a NUMA move undone by a balancer
  * move within 1 s) are counted per task; repeated sched_stick_numa too.
  * Findings `numa_conflict`: per destination node with at least two moves

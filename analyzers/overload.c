@@ -6,7 +6,7 @@
  * analyzer classifies every CPU and every group of CPUs (the CPU itself,
  * its LLC, its NUMA node, the whole machine; levels that would repeat a
  * lower one are left out) with the kernel's group_is_overloaded() and
- * group_has_capacity() (pelt-spec §5.4), and charges the time to the next
+ * group_has_capacity() (doc/pelt.md §7), and charges the time to the next
  * event to what it found.  The window's CPU rows get the time fraction
  * each CPU spent overloaded, its class at the window end and the time it
  * sat idle while another CPU had a task waiting (work-conservation
@@ -302,7 +302,7 @@ static unsigned int ovl_pct(const struct ovl_state *s, const struct ovl_group *g
 	return s->cfg.imbalance_pct;
 }
 
-/* The kernel's group_classify() restricted to what we model (§5.4). */
+/* The kernel's group_classify() restricted to what we model (doc/pelt.md §7). */
 static void ovl_classify(const struct ovl_state *s, struct ovl_group *g, int *type,
 			 int *type_scaled)
 {

@@ -2,7 +2,7 @@
 /*
  * pelt.c - the kernel's PELT arithmetic, integer-exact (see pelt.h).
  *
- * Written from the prose of design/pelt-spec.md §1-§2; widths follow the
+ * The arithmetic is explained in doc/pelt.md §1-§5; widths follow the
  * 64-bit kernel: sums u64 except util_sum (u32), averages unsigned long,
  * every division and decay truncating, subtractions saturating at 0.
  */

@@ -3,7 +3,7 @@
  * pelt.h - the kernel's per-entity load tracking (PELT), integer-exact.
  *
  * This engine reproduces the arithmetic of kernel/sched/pelt.c and the
- * PELT parts of fair.c as described in design/pelt-spec.md §1-§2: time in
+ * PELT parts of fair.c (explained in doc/pelt.md §1-§5): time in
  * 1024 ns units, 1024-unit periods, the 32-entry inverse decay table
  * (y^32 = 1/2), decay_load with its >2016 cut-off, the three-segment
  * accumulation, the divider 46718 + period_contrib, truncating divisions,
@@ -26,7 +26,7 @@
 #define PELT_CAPACITY_SCALE	1024		/* SCHED_CAPACITY_SCALE */
 #define PELT_UTIL_EST_MARGIN	10		/* SCHED_CAPACITY_SCALE / 100 */
 #define PELT_UTIL_AVG_UNCHANGED	0x80000000u	/* util_est flag (>= ~5.13) */
-/* util_sum at or above which idle entry discards lost idle time (§2.2) */
+/* util_sum at or above which idle entry discards lost idle time (doc/pelt.md §5) */
 #define PELT_LOST_IDLE_THRESHOLD \
 	((uint32_t)(((PELT_LOAD_AVG_MAX - 1024) << 10) - PELT_LOAD_AVG_MAX))
 
@@ -39,7 +39,7 @@
  * @PELT_V6_18: 6.18 .. 6.19: as 6.8 without the capacity skip.
  * @PELT_V7_0: 7.0+: clamps in the field's own width (no truncation), also
  *	applied when an entity is attached.
- * 6.13 .. 6.17 were not read (spec §0); PELT_V6_18 is the nearer guess.
+ * The sources of 6.13 .. 6.17 were not read; PELT_V6_18 is the nearer guess.
  */
 enum pelt_version {
 	PELT_V5_14,
@@ -78,7 +78,7 @@ struct pelt_avg {
  * @removed_*: contributions of removed entities, subtracted at the next
  *	pelt_cfs_update() (the kernel's cfs_rq->removed).
  * @prop_runnable_sum: load_sum change queued for the parent (group
- *	propagation, §1.12); kept for callers that model task groups.
+ *	propagation, doc/pelt.md §4); kept for callers that model task groups.
  * @util_est: sum of the estimates of the enqueued tasks (root cfs_rq).
  * @version: which kernel's semantics to follow.
  */
@@ -94,7 +94,7 @@ struct pelt_cfs {
 };
 
 /*
- * struct pelt_clock - one CPU's PELT clock (rq->clock_pelt, §2.1-§2.2).
+ * struct pelt_clock - one CPU's PELT clock (rq->clock_pelt, doc/pelt.md §5).
  * With capacity and frequency scale both 1024 the PELT clock equals
  * clock_task and lost_idle_time stays 0.
  */

@@ -3,8 +3,8 @@
  * vruntime.c - do the run queues' virtual clocks advance at the same rate?
  *
  * A CPU's vruntime reference (from IMB_EV_VRUNTIME when the source has
- * it: the weighted average V = avg_vruntime where given, which pelt-spec
- * §4.4 recommends on 6.6+, else min_vruntime, or zero_vruntime where the
+ * it: the weighted average V = avg_vruntime where given, the better signal
+ * on 6.6+ (doc/pelt.md §6), else min_vruntime, or zero_vruntime where the
  * kernel has no min_vruntime; otherwise the model's virtual clock, wall
  * time x NICE_0 weight / the run queue's weight) advances at 1 ns per ns for one nice-0 task and at 1/k
  * for k of them: it is how fast the tasks of that CPU progress.  Per window
@@ -13,7 +13,7 @@
  * drift = (fastest - slowest) / fastest; when it stays above
  * drift_threshold for drift_min_windows windows (2) or more, a `vruntime_drift` finding
  * names the CPUs whose tasks fall behind (rate below fastest x (1 -
- * threshold) over the episode).  Note (pelt-spec §4.4): zero_vruntime is
+ * threshold) over the episode).  Note (doc/pelt.md §6): zero_vruntime is
  * not monotonic, so with a 6.19+ source the rate is a mean over a window,
  * not a lower envelope.
  */
@@ -24,7 +24,7 @@
 #include "finding_util.h"
 
 
-/* What a CPU's reference is, best first (pelt-spec §4.4). */
+/* What a CPU's reference is, best first (doc/pelt.md §6). */
 enum vr_kind { VR_MODEL = 0, VR_MIN, VR_ZERO, VR_AVG };
 
 static const char *const vr_kind_name[] = {

@@ -6,7 +6,7 @@
  * per CPU, per task that ran or waited, per job, and the findings that the
  * analyzers emitted or updated.  The sinks (store, HTTP, alerts, report)
  * read only these structs, never the live model, so they can be built and
- * tested on their own.  Field names match INTERFACES.md.
+ * tested on their own.  Field names match doc/interfaces.md.
  */
 #ifndef IMB_WINDOW_H
 #define IMB_WINDOW_H
@@ -95,7 +95,7 @@ struct imb_job_sample {
 
 struct imb_finding {
 	uint64_t id;			/* unique within a run */
-	char kind[24];			/* overload, unfairness, ... (INTERFACES.md) */
+	char kind[24];			/* overload, unfairness, ... (doc/interfaces.md) */
 	int severity;			/* enum imb_severity */
 	uint64_t t_start_ns;
 	uint64_t t_end_ns;

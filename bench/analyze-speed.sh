@@ -15,7 +15,7 @@
 #                                          every sched_switch's pids)
 # and prints events/s and the ratios; then peak RSS of analyze on the whole
 # event stream and on its first half (same tasks), to show memory does not
-# grow with trace length.  Targets (issue 2): >= 5x faster than trace-cmd
+# grow with trace length.  Targets: >= 5x faster than trace-cmd
 # report, <= 2x the plain loop, peak RSS < 100 MiB and flat.
 #
 # --quick: the small bundled fixture, one run each; for the test suite, so

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # detection.sh - how well and how cheaply the analyzers detect what they
-# should (issue 5 numbers).
+# should: detection rates per finding kind and the analyzers' cost.
 #
 # 1. Detection: every scenario (tests/scenarios, the wake-up template for
 #    N = 2..16) and the recorded fixtures are analysed; per case and per

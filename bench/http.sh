@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# bench/http.sh - issue 6 numbers for the HTTP sink and the store.
+# bench/http.sh - throughput of the HTTP sink and growth of the store.
 #
 #   bench/http.sh [--quick] [--feeder PATH] [--url BASE] [--seconds N]
 #                 [--growth-seconds N]

@@ -11,7 +11,7 @@ bench_pelt_engine_SOURCES = bench/pelt-engine.c
 bench_pelt_engine_LDADD = analyzers/libimbcore.a
 # --- end PELT engine throughput ---
 
-# --- HTTP and store numbers (owner: store/http) ---
+# --- HTTP and store numbers ---
 # bench/http.sh: wrk against /api/v1/cpus and /metrics, store growth/day.
 EXTRA_DIST += bench/http.sh
 # --- end HTTP and store numbers ---
@@ -20,13 +20,13 @@ EXTRA_DIST += bench/http.sh
 EXTRA_DIST += bench/detection.sh
 # --- end analyzers ---
 
-# --- trace.dat baseline: plain libtracecmd loop (owner: trace.dat source) ---
+# --- trace.dat baseline: plain libtracecmd loop ---
 noinst_PROGRAMS += bench/tracedat-plain-loop
 bench_tracedat_plain_loop_SOURCES = bench/tracedat-plain-loop.c
 bench_tracedat_plain_loop_CPPFLAGS = $(AM_CPPFLAGS) $(TRACECMD_CFLAGS) $(TRACEEVENT_CFLAGS)
 bench_tracedat_plain_loop_LDADD = $(TRACECMD_LIBS) $(TRACEEVENT_LIBS)
 # --- end trace.dat baseline ---
 
-# --- analyze speed (integrator) ---
+# --- analyze speed ---
 EXTRA_DIST += bench/analyze-speed.sh bench/pelt-accuracy.sh bench/live-overhead.sh
 # --- end analyze speed ---

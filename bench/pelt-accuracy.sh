@@ -10,7 +10,7 @@
 # prints the engine's absolute error per signal for CPUs (root run queues)
 # and tasks: median, p95, max, samples.  Two workloads, 10 s each: 3 busy
 # threads on the 2 CPUs, then 3 periodic threads at 25 % (16 ms period).
-# Then the engine's own cost (bench/pelt-engine).  Targets (issue 3): CPU
+# Then the engine's own cost (bench/pelt-engine).  Targets: CPU
 # and task util_avg and runnable_avg median <= 4 and p95 <= 16 (of 1024);
 # >= 20 M entity updates/s.  --quick: 2 s each, for the test suite.
 set -eu

@@ -4,7 +4,7 @@
  * least a libtracecmd program can do with a trace.dat, namely iterate every
  * record of all CPUs in time order and read the two pids of each
  * sched_switch (event and fields resolved once).  Prints
- * "records N sched_switch M".  Issue 2 asks analyze to stay within 2x of it.
+ * "records N sched_switch M".  analyze aims to stay within 2x of it.
  *
  *   bench/tracedat-plain-loop FILE
  */

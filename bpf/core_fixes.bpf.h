@@ -7,7 +7,7 @@
  * suffix when matching them against the kernel's BTF, and
  * bpf_core_field_exists() picks the branch at load time.  Decisions are
  * never keyed on the kernel version: the 6.18.y stable series back-ported
- * renames that mainline made in 6.19/7.0 (pelt-spec.md section 4.1).
+ * renames that mainline made in 6.19/7.0 (doc/pelt.md §6).
  */
 #ifndef IMB_CORE_FIXES_BPF_H
 #define IMB_CORE_FIXES_BPF_H

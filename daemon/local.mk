@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # daemon/ rules.
 
-# --- sinks: json, store, http, metrics, snapshot (owner: store/http) ---
+# --- sinks: json, store, http, metrics, snapshot ---
 # One static library so the binary (and test programs) link the sinks in
 # one go: add daemon/libimbsink.a $(IMB_SINK_LIBS) to a program's LDADD.
 noinst_LIBRARIES += daemon/libimbsink.a
@@ -19,7 +19,7 @@ daemon_libimbsink_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(MHD_CFLAGS)
 IMB_SINK_LIBS = daemon/libimbsink.a analyzers/libimbcore.a $(SQLITE_LIBS) $(MHD_LIBS) -lpthread -lm
 # --- end sinks ---
 
-# --- live BPF source and host probe (owner: bpf) ---
+# --- live BPF source and host probe ---
 # daemon/libimbbpf.a: the BPF loader (the only user of <bpf/libbpf.h> and the
 # skeleton), the table of group paths it fills, and hostinfo (`imbalanced check`).  Link with $(IMB_BPF_LIBS).
 noinst_LIBRARIES += daemon/libimbbpf.a
@@ -35,22 +35,17 @@ daemon/source/libimbbpf_a-bpf.$(OBJEXT): bpf/imbalance.skel.h
 IMB_BPF_LIBS = daemon/libimbbpf.a analyzers/libimbcore.a $(LIBBPF_LIBS)
 # --- end live BPF source ---
 
-# --- offline sources: trace.dat and text (owners: tracedat, text) ---
-# daemon/libimbsrc.a: file readers behind daemon/source/source.h.  Each owner
-# appends its file to the _SOURCES variable.
+# --- offline sources: trace.dat and text ---
+# daemon/libimbsrc.a: the file readers behind daemon/source/source.h.
 noinst_LIBRARIES += daemon/libimbsrc.a
-daemon_libimbsrc_a_SOURCES = daemon/source/source.h daemon/source/text.c
-daemon_libimbsrc_a_CPPFLAGS = $(AM_CPPFLAGS) $(TRACECMD_CFLAGS) $(TRACEEVENT_CFLAGS)
-# --- end offline sources ---
-
-# --- offline sources: trace.dat and text (integrator) ---
-daemon_libimbsrc_a_SOURCES += \
+daemon_libimbsrc_a_SOURCES = daemon/source/source.h daemon/source/text.c \
 	daemon/source/tracedat.c daemon/source/tracedat.h \
 	daemon/source/tracedat_repair.h daemon/source/tracedat_repair.c
+daemon_libimbsrc_a_CPPFLAGS = $(AM_CPPFLAGS) $(TRACECMD_CFLAGS) $(TRACEEVENT_CFLAGS)
 IMB_SRC_LIBS = daemon/libimbsrc.a analyzers/libimbcore.a $(TRACECMD_LIBS) $(TRACEEVENT_LIBS) -lz
 # --- end offline sources ---
 
-# --- the imbalanced binary (integrator) ---
+# --- the imbalanced binary ---
 bin_PROGRAMS += imbalanced
 imbalanced_SOURCES = \
 	daemon/main.c daemon/cli/cli.h daemon/cli/cli.c \
@@ -70,7 +65,7 @@ imbalanced_LDADD = daemon/libimbsrc.a daemon/libimbsink.a daemon/libimbbpf.a \
 	$(SQLITE_LIBS) $(MHD_LIBS) $(SYSTEMD_LIBS) -lz -lpthread -lm
 # --- end the imbalanced binary ---
 
-# --- live tracefs source (owner: tracefs source) ---
+# --- live tracefs source ---
 # The fallback when BPF cannot load: add $(IMB_TRACEFS_LIBS) to LDADD.
 noinst_LIBRARIES += daemon/libimbtracefs.a
 daemon_libimbtracefs_a_SOURCES = \
@@ -80,7 +75,7 @@ IMB_TRACEFS_LIBS = daemon/libimbtracefs.a analyzers/libimbcore.a \
 	$(TRACEFS_LIBS) $(TRACEEVENT_LIBS)
 # --- end live tracefs source ---
 
-# --- systemd unit and the documented configuration file (integrator) ---
+# --- systemd unit and the documented configuration file ---
 systemdsystemunit_DATA = daemon/imbalanced.service
 CLEANFILES += daemon/imbalanced.service
 EXTRA_DIST += daemon/imbalanced.service.in

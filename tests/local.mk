@@ -59,14 +59,14 @@ dist_check_SCRIPTS += tests/t/bench-pelt-engine.t
 EXTRA_DIST += tests/helpers/pelt-reference.py
 # --- end PELT engine tests ---
 
-# --- model and pipeline tests (integrator) ---
+# --- model and pipeline tests ---
 check_PROGRAMS += tests/unit/test_model
 tests_unit_test_model_SOURCES = tests/unit/test_model.c tests/unit/tap.h
 tests_unit_test_model_LDADD = $(IMB_TEST_LIBS)
 TESTS += tests/unit/test_model
 # --- end model and pipeline tests ---
 
-# --- live BPF source and host probe (owner: bpf) ---
+# --- live BPF source and host probe ---
 check_PROGRAMS += tests/unit/test_source_bpf tests/unit/test_hostinfo
 TESTS += tests/unit/test_source_bpf tests/unit/test_hostinfo
 tests_unit_test_source_bpf_SOURCES = tests/unit/test_source_bpf.c
@@ -110,7 +110,7 @@ EXTRA_DIST += tests/helpers/scenario-gen.py tests/helpers/scenario-check.py \
 	tests/scenarios/numa-swap.scn tests/scenarios/smt.scn tests/scenarios/wakeups.scn.in
 # --- end analyzers ---
 
-# --- text event format tests (owner: text) ---
+# --- text event format tests ---
 check_PROGRAMS += tests/unit/test_event_text
 tests_unit_test_event_text_SOURCES = tests/unit/test_event_text.c tests/unit/tap.h
 tests_unit_test_event_text_LDADD = daemon/libimbsrc.a $(IMB_TEST_LIBS)
@@ -124,7 +124,7 @@ clean-local-fuzz-text:
 .PHONY: clean-local-fuzz-text
 # --- end text event format tests ---
 
-# --- text format, offline sources and analyze (integrator) ---
+# --- text format, offline sources and analyze ---
 TESTS += tests/t/switch-accounting.t tests/t/pelt-avg-only.t
 dist_check_SCRIPTS += tests/t/switch-accounting.t tests/t/pelt-avg-only.t
 TESTS += tests/t/analyze.t tests/t/live.t tests/t/bench-analyze-speed.t \
@@ -141,7 +141,7 @@ EXTRA_DIST += tests/lsan.supp tests/fixtures/no-switch.dat \
 	tests/fixtures/hogs-periodic.tgids tests/fixtures/rtapp-periodic.tgids
 # --- end text format, offline sources and analyze ---
 
-# --- live tracefs source (owner: tracefs source) ---
+# --- live tracefs source ---
 # Needs root and tracefs: 3 busy threads' CPU time vs sched_stat_runtime,
 # time order, instance removed and top-level settings untouched on close.
 # `tests/unit/test_source_tracefs --measure SECONDS` measures events/s beside a load.
@@ -164,7 +164,7 @@ clean-local-fuzz-tracedat:
 .PHONY: clean-local-fuzz-tracedat
 # --- end trace.dat source tests ---
 
-# --- left by the fuzz run (integrator) ---
+# --- left by the fuzz run ---
 CLEANFILES += tests/t/fuzz-tracedat.err
 # --- end fuzz run ---
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # web/ rules.
 
-# --- dashboard, embedded at build time (owner: store/http) ---
+# --- dashboard, embedded at build time ---
 # web/assets.c holds index.html, app.js, style.css and Debian's dygraphs
 # (libjs-dygraphs) as byte arrays; override DYGRAPHS_DIR on the make
 # command line for another copy of dygraphs.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * report.c - the `analyze` report: readable text or one JSON document
- * (keys of INTERFACES.md), and the text event dump (report.h).
+ * (keys of doc/interfaces.md), and the text event dump (report.h).
  */
 #include <errno.h>
 #include <inttypes.h>

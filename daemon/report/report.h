@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * report.h - what `analyze` prints: a readable summary or one JSON document
- * with the keys of INTERFACES.md, and the text event dump.
+ * with the keys of doc/interfaces.md, and the text event dump.
  */
 #ifndef IMB_REPORT_H
 #define IMB_REPORT_H

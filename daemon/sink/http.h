@@ -8,7 +8,7 @@
  * --db FILE` (the store only).  Every HTTP thread reads the store through
  * its own read-only connection.  Only http.c includes <microhttpd.h>.
  *
- * Endpoints (INTERFACES.md): /api/v1/status, /cpus, /tasks?top=&sort=,
+ * Endpoints (doc/interfaces.md): /api/v1/status, /cpus, /tasks?top=&sort=,
  * /jobs, /groups (live only), /findings?since=&kind=&severity=, /timeseries?metric=&cpu=&job=
  * &since=&until=, /api/v1/stream (server-sent events), /metrics, / and
  * the dashboard assets.  Errors are JSON {"error": "...", "status": N}.

@@ -31,7 +31,7 @@
 /* ---- schema ---- */
 
 static const char *const migrations[] = {
-	/* 0 -> 1: the core tables of INTERFACES.md, jobs and alerts */
+	/* 0 -> 1: the core tables of doc/interfaces.md, jobs and alerts */
 	"CREATE TABLE runs(id INTEGER PRIMARY KEY, started_ns INTEGER NOT NULL,"
 	" source TEXT, host TEXT, kernel TEXT, nr_cpus INTEGER, window_ns INTEGER);"
 	"CREATE TABLE cpu_samples(run_id INTEGER NOT NULL, t_ns INTEGER NOT NULL,"

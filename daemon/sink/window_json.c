@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * window_json.c - the window structs as JSON, with the field names of
- * INTERFACES.md, shared by the HTTP API and the analyze report so the two
+ * doc/interfaces.md, shared by the HTTP API and the analyze report so the two
  * cannot drift apart (window_json.h).
  */
 #include <string.h>

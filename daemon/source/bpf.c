@@ -392,7 +392,7 @@ static int record_convert(struct source_bpf *s, const void *data, size_t size)
 		heap_push_commit(s);
 		if (!w.root || !(s->attached & SOURCE_BPF_EV(IMB_EV_VRUNTIME)))
 			return 0;
-		/* The root queue's vruntime reference and V (pelt-spec.md 4.4). */
+		/* The root queue's vruntime reference and V (doc/pelt.md §6). */
 		if (!(ev = event_begin(s, &h, IMB_EV_VRUNTIME)))
 			return -ENOMEM;
 		ev->vruntime.vruntime_ref = w.vruntime_ref;

@@ -3,7 +3,7 @@
 """pelt-reference.py - an independent model of the kernel's PELT integers.
 
 Produces the extra vectors compiled into tests/unit/test_pelt.c. It is written
-from design/pelt-spec.md, not from analyzers/pelt.c, and is formulated
+from the kernel's rules (doc/pelt.md §1-§3), not from analyzers/pelt.c, and is formulated
 differently: an entity is a position on an absolute grid of 1024-ns units
 counted from its origin (the period index and the position inside the
 period are derived from that position, there is no period_contrib state),
@@ -45,7 +45,7 @@ assert LAM == 47742
 
 
 def decayed(v, periods):
-    """v * y^periods as the spec's §1.3 defines it."""
+    """v * y^periods the kernel's way (doc/pelt.md §1)."""
     if periods > 2016:
         return 0
     whole, frac = divmod(periods, 32)
@@ -62,7 +62,7 @@ class Entity:
         self.avg = (0, 0, 0)    # (load_avg, runnable_avg, util_avg)
 
     def advance(self, t_ns, load, runnable, running):
-        """Spec §1.5/§1.6: account [pos, t) with the given state."""
+        """Account [pos, t) with the given state (doc/pelt.md §2)."""
         new = t_ns // UNIT
         if new <= self.pos:
             return

@@ -3,7 +3,7 @@
 #
 # analyze.t - `imbalanced analyze` on the recorded fixtures against the
 # workloads' own CPU times, the text format round trip, and every kind of
-# bad input (issue 2).  TAP output.
+# bad input.  TAP output.
 set -u
 
 IMB=${IMBALANCED:-./imbalanced}
@@ -119,7 +119,7 @@ ok = not missing and r["source"]["format"] == "trace.dat" and r["source"]["clock
      and r["source"]["nr_cpus"] == 2 and r["events"] > 1000 and r["lost_events"] == 0
 sys.exit(0 if ok else 1)
 EOF
-ok $? "the JSON has the keys of INTERFACES.md, the clock and 2 CPUs"
+ok $? "the JSON has the keys of doc/interfaces.md, the clock and 2 CPUs"
 
 python3 - "$T/hogs3on2.json" "$FIX/hogs3on2.truth.json" <<'EOF'
 import json, sys

@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# churn.t - the live daemon while task groups and CPUs come and go (issue 4:
-# "survives tasks and cgroups appearing and vanishing at high rate, CPU
-# hotplug events it cannot see").  With a small group table (max_groups=16,
+# churn.t - the live daemon while task groups and CPUs come and go: it
+# must survive tasks and cgroups appearing and vanishing at a high rate,
+# and CPU hotplug events it cannot see.  With a small group table (max_groups=16,
 # so eviction runs): 300 cpu-controller cgroups, each made, given a short
 # busy process and removed, four at a time, and 300 new sessions (each its
 # own autogroup); then 3 busy threads while CPU 1 goes offline for 2 s and

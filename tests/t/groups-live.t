@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# groups-live.t - task groups listed live (issue 4): the real daemon on
+# groups-live.t - task groups listed live: the real daemon on
 # BPF, a cpu cgroup (v1, /sys/fs/cgroup/cpu) created here with a busy
 # thread in it, and a busy thread in this test's own autogroup.
 # GET /api/v1/groups must list the cgroup with its path "/imb-test-<pid>"

@@ -7,7 +7,7 @@
 #  (b) `imbalanced serve --db` over a database that `imbalanced analyze
 #      --db` wrote from a recorded fixture, cross-checked against
 #      `analyze --json` of the same file.
-# Every endpoint of INTERFACES.md with curl, bad queries, /metrics through
+# Every endpoint of doc/interfaces.md with curl, bad queries, /metrics through
 # promtool (the awk parser where promtool is absent), SIGTERM cleanliness.
 . "${top_srcdir:-.}/tests/helpers/http-lib.sh"
 

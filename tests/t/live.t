@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# live.t - the live daemon on this machine (issue 4): check (as root and
+# live.t - the live daemon on this machine: check (as root and
 # as an unprivileged user), a 10 s run with 3 busy threads on the CPUs
 # through BPF and through tracefs (CPU times, the overload classification
 # per window and per CPU, the kernel-reference PELT error), the automatic

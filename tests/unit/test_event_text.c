@@ -193,7 +193,7 @@ static void test_examples(void)
 	const char *l = "1000000 switch cpu=0 prev_pid=12 prev_state=R next_pid=13";
 
 	is_int(event_text_parse(l, strlen(l), &e, err, sizeof(err)), 0,
-	       "the INTERFACES.md example parses");
+	       "the README's example parses");
 	ok(e.kind == IMB_EV_SWITCH && e.ts_ns == 1000000 && e.sw.prev_pid == 12 &&
 	   e.sw.next_pid == 13 && e.sw.prev_state == 0, "... into the right fields");
 	l = "5 switch cpu=1 prev_pid=7 prev_state=R+ prev_comm=my%20task next_pid=0";

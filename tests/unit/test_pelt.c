@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_pelt.c - the PELT engine against the spec's vectors (pelt-spec.md
- * §9: 0, A-G), against extra vectors from tests/helpers/pelt-reference.py (an
+ * test_pelt.c - the PELT engine against reference vectors (doc/pelt.md
+ * §9: constants, then cases A-G), against extra vectors from tests/helpers/pelt-reference.py (an
  * independent Python model), and against properties: split updates agree
  * with one update within the kernel's own rounding, the integer result
  * stays within a stated bound of the float ideal, and attach/detach/remove
