@@ -180,3 +180,12 @@ golden-update: imbalanced$(EXEEXT)
 		$(SHELL) $(top_srcdir)/tests/helpers/golden.sh update
 .PHONY: golden-update
 # --- end golden outputs ---
+
+# --- layering rules of ARCHITECTURE.md (tests/helpers/layering.sh) ---
+# layering.t: analyzers/ stays pure (its own files and C library headers
+# without I/O); no file names a document outside the tree, an issue or an
+# owner.  It first shows the checker failing on deliberately bad files.
+TESTS += tests/t/layering.t
+dist_check_SCRIPTS += tests/t/layering.t
+EXTRA_DIST += tests/helpers/layering.sh
+# --- end layering rules ---
