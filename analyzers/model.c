@@ -1067,6 +1067,11 @@ static void task_enqueue(struct model *m, struct model_task *t, int cpu, uint64_
 			task_detach_avg(m, t);
 		t->cpu = cpu;
 		task_pelt_attach(m, t, ts, false);
+	} else if (t->attach_pending) {
+		/* removed at its migration (ev_migrate()): attach as it is */
+		t->attach_pending = false;
+		t->cpu = cpu;
+		task_pelt_attach(m, t, ts, false);
 	} else {
 		bool moved = t->cpu != cpu;
 
@@ -1098,10 +1103,11 @@ static void task_enqueue(struct model *m, struct model_task *t, int cpu, uint64_
 static void task_kill(struct model *m, struct model_task *t, uint64_t ts)
 {
 	task_account(t, ts);
-	if (t->fair && t->pelt_valid && t->cpu >= 0 && t->cpu < m->nr_cpus)
+	if (t->fair && t->pelt_valid && !t->attach_pending && t->cpu >= 0 && t->cpu < m->nr_cpus)
 		task_remove_avg(m, t);
 	task_set_att(m, t, 0);
 	t->pelt_valid = false;
+	t->attach_pending = false;
 	t->state = MODEL_TASK_DEAD;
 	t->state_ns = ts;
 	t->last_ns = ts;
@@ -1121,7 +1127,12 @@ static void task_queue_here(struct model *m, struct model_task *t, int cpu, uint
 	if (queued && t->cpu == cpu)
 		return;
 	task_account(t, ts);
-	if (queued) {
+	if (t->attach_pending && !queued) {
+		/* removed at a wake-up migration whose wake-up the trace lacks */
+		t->attach_pending = false;
+		t->cpu = cpu;
+		task_pelt_attach(m, t, ts, false);
+	} else if (queued) {
 		cpu_unqueue(m, t);
 		if (t->fair && t->pelt_valid && valid_cpu)
 			task_detach_avg(m, t);
@@ -1333,10 +1344,25 @@ static void ev_migrate(struct model *m, const struct imb_event *ev)
 		if (src->curr <= 0)
 			src->idle_since_ns = ts;
 	} else {
-		/* a sleeping task placed on another CPU at wake-up: the
-		 * enqueue that follows (sched_wakeup) removes and attaches */
+		/*
+		 * A sleeping task placed on another CPU at wake-up: the
+		 * kernel removes it from the old run queue here
+		 * (migrate_task_rq_fair() in set_task_cpu(), where this
+		 * tracepoint fires), its averages synced to that run queue's
+		 * last update and, if the old CPU idles, decayed on to an
+		 * estimate of its clock now (migrate_se_pelt_lag()); the
+		 * enqueue that follows attaches them unchanged.
+		 */
 		if (t->cpu < 0)
 			t->cpu = mg->orig_cpu;
+		if (t->fair && t->pelt_valid && t->cpu != mg->dest_cpu && !t->attach_pending) {
+			struct model_cpu *src = &m->cpus[t->cpu];
+
+			task_remove_avg(m, t);
+			if (src->curr <= 0)
+				pelt_se_update(&t->avg, pelt_now(src, ts), task_weight(t), 0, 0, 0);
+			t->attach_pending = true;
+		}
 	}
 }
 
@@ -1349,6 +1375,7 @@ static void ev_fork(struct model *m, const struct imb_event *ev)
 	task_note(t, ev->fork.child_comm, -1, ev->ts_ns);
 	task_set_att(m, t, 0);
 	t->pelt_valid = false;
+	t->attach_pending = false;
 	{
 		const struct model_task *p = model_task_find(m, ev->fork.parent_pid);
 
@@ -1506,7 +1533,13 @@ static void cpu_compare(struct model *m, struct model_cpu *c)
 	err_add(&m->err_cpu[MODEL_SIG_LOAD], c->cfs.avg.load_avg, k->load_avg);
 }
 
-/* The CPU whose run queue an enqueue-type event changes, -1 none. */
+/*
+ * The CPU whose kernel records of the change @ev reports were traced
+ * before @ev itself, -1 none: an enqueue's attach fires before the
+ * wake-up tracepoint (on the target CPU), and a queued task's detach
+ * before sched_migrate_task (on the CPU it leaves; the attach on the
+ * destination comes after).
+ */
 static int ev_attach_cpu(const struct imb_event *ev)
 {
 	switch (ev->kind) {
@@ -1514,28 +1547,60 @@ static int ev_attach_cpu(const struct imb_event *ev)
 	case IMB_EV_WAKEUP_NEW:
 		return ev->wakeup.target_cpu;
 	case IMB_EV_MIGRATE:
-		return ev->migrate.dest_cpu;
+		return ev->migrate.orig_cpu;
 	default:
 		return -1;
 	}
 }
 
+/* The last update instant a kernel PELT record of @ev names, 0 for other events. */
+static uint64_t ev_pelt_lut(const struct imb_event *ev)
+{
+	if (ev->kind == IMB_EV_PELT_CFS)
+		return ev->pelt_cfs.last_update_time;
+	if (ev->kind == IMB_EV_PELT_SE)
+		return ev->pelt_se.last_update_time;
+	return 0;
+}
+
+/* Whether applying @ev can change the model's run queues of CPU @cpu. */
+static bool ev_touches_cpu(const struct imb_event *ev, int cpu)
+{
+	if (ev->kind == IMB_EV_VRUNTIME)
+		return false;
+	if (ev->cpu == cpu || ev_attach_cpu(ev) == cpu)
+		return true;
+	return ev->kind == IMB_EV_MIGRATE && ev->migrate.dest_cpu == cpu;
+}
+
 /*
- * Before applying @ev: a kernel sample waiting for this event is compared
- * after it (returns the CPU to compare then), the others now.
+ * Before applying @ev: compare the kernel samples that @ev would change,
+ * or return the CPU whose sample is compared after @ev.
+ *
+ * A root record is the state at the end of one locked update of its CPU,
+ * but the kernel traces it in the middle of the operation the model sees
+ * as one event: an enqueue's attach fires before the wake-up or migration
+ * tracepoint that tells of it, a group's propagation fires the root and
+ * then the group's entity.  So a sample waits until an event changes its
+ * CPU (events of other CPUs cannot move its engine values), records of
+ * the same update instant join it (a newer root record replaces it), and
+ * an enqueue-type change of the CPU within 50 us is applied first.
  */
 static int cpu_compare_pending(struct model *m, const struct imb_event *ev)
 {
 	int after = -1, acpu = ev_attach_cpu(ev);
+	uint64_t lut = ev_pelt_lut(ev);
 
 	for (int i = 0; i < m->nr_cpus; i++) {
 		struct model_cpu *c = &m->cpus[i];
 
-		if (!c->cmp_pending)
+		if (!c->cmp_pending || !ev_touches_cpu(ev, i))
 			continue;
+		if (lut && lut == c->cmp_k.last_update_time)
+			continue;	/* the same update: a record of its end */
 		if (i == acpu && ev->ts_ns - c->cmp_ns <= 50000)
 			after = i;
-		else if (ev->kind != IMB_EV_PELT_SE && ev->kind != IMB_EV_VRUNTIME)
+		else
 			cpu_compare(m, c);
 	}
 	return after;
@@ -1769,13 +1834,41 @@ static void ev_pelt_cfs(struct model *m, const struct imb_event *ev)
 	c->kcfs_ns = ev->ts_ns;
 }
 
+/*
+ * A kernel record of a group's entity.  The kernel updates a group entity
+ * only right after its group's run queue (every caller walks the
+ * hierarchy bottom-up, and update_blocked_averages() does the run queue
+ * first), and a propagation always traces the entity.  So the record is
+ * the instant of a lazy update the other events do not show: removed load
+ * of a task that woke up elsewhere applied to the group's run queue,
+ * propagated to the parent and on to the root.  Apply it here; a pelt_cfs
+ * record of the root at the same instant is compared after it.
+ */
+static void ev_pelt_se_group(struct model *m, const struct imb_event *ev)
+{
+	const struct imb_ev_pelt_se *k = &ev->pelt_se;
+	struct model_group *g;
+
+	if (!m->has_groups || !k->cgroup_id || k->cgroup_id == IMB_TG_ROOT ||
+	    ev->cpu < 0 || ev->cpu >= m->nr_cpus)
+		return;
+	g = model_group_find(m, ev->cpu, k->cgroup_id);
+	if (!g || !g->kseeded || !g->se_attached)
+		return;
+	if (k->last_update_time < g->cfs.avg.last_update_time)
+		return;
+	path_update(m, ev->cpu, g->id, k->last_update_time);
+}
+
 static void ev_pelt_se(struct model *m, const struct imb_event *ev)
 {
 	const struct imb_ev_pelt_se *k = &ev->pelt_se;
 	struct model_task *t;
 
-	if (k->pid <= 0)
-		return;		/* group entities: flat model, not compared */
+	if (k->pid <= 0) {
+		ev_pelt_se_group(m, ev);
+		return;
+	}
 	m->has_kernel_pelt = true;
 	t = task_get(m, k->pid, ev->ts_ns);
 	if (!t)

@@ -72,6 +72,7 @@ struct model_task {
 	bool pelt_valid;		/* se averages have been initialised */
 	bool fair;			/* a CFS task (prio >= 100) */
 	bool exited;			/* sched_process_exit seen */
+	bool attach_pending;		/* removed at a wake-up migration: attach as is at the enqueue */
 
 	uint64_t first_ns;		/* first event naming the task */
 	uint64_t last_ns;		/* last event naming the task */
