@@ -14,6 +14,7 @@ EXTRA_DIST += tests/helpers/record-fixture.sh \
 	tests/fixtures/hogs-periodic.dat tests/fixtures/hogs-periodic.truth.json \
 	tests/fixtures/hogs3on2.dat tests/fixtures/hogs3on2.truth.json \
 	tests/fixtures/hogs2on2.dat tests/fixtures/hogs2on2.truth.json \
+	tests/fixtures/groups-periodic.txt.gz \
 	tests/fixtures/rtapp-periodic.dat tests/fixtures/rtapp-periodic.truth.json
 # --- end workload and fixtures ---
 
@@ -125,8 +126,8 @@ clean-local-fuzz-text:
 # --- end text event format tests ---
 
 # --- text format, offline sources and analyze ---
-TESTS += tests/t/switch-accounting.t tests/t/pelt-avg-only.t
-dist_check_SCRIPTS += tests/t/switch-accounting.t tests/t/pelt-avg-only.t
+TESTS += tests/t/switch-accounting.t tests/t/pelt-avg-only.t tests/t/pelt-groups.t
+dist_check_SCRIPTS += tests/t/switch-accounting.t tests/t/pelt-avg-only.t tests/t/pelt-groups.t
 TESTS += tests/t/analyze.t tests/t/live.t tests/t/bench-analyze-speed.t \
 	tests/t/bench-pelt-accuracy.t tests/t/bench-live-overhead.t tests/t/systemd.t tests/t/alerts.t
 dist_check_SCRIPTS += tests/t/analyze.t tests/t/live.t tests/t/bench-analyze-speed.t \
