@@ -7,7 +7,8 @@ analyzers_libimbcore_a_SOURCES = \
 	analyzers/window.h analyzers/window.c
 
 # --- PELT engine (kernel-exact integer PELT) ---
-analyzers_libimbcore_a_SOURCES += analyzers/pelt.h analyzers/pelt.c
+analyzers_libimbcore_a_SOURCES += analyzers/pelt.h analyzers/pelt.c \
+	analyzers/pelt_expect.h analyzers/pelt_expect.c
 # --- end PELT engine ---
 
 # --- model, pipeline and the analyzer table ---

@@ -1225,6 +1225,12 @@ static void ev_switch(struct model *m, const struct imb_event *ev)
 			if (s->prev_state != IMB_STATE_RUNNING && s->prev_state != IMB_STATE_PREEMPTED &&
 			    (prev->exited || s->prev_state == 0x10 || s->prev_state == 0x20))
 				task_exit_autogroup(m, prev, ev->cpu, ts);
+			if (prev->fair) {
+				m->switch_out_fair++;
+				if (s->prev_state != IMB_STATE_RUNNING &&
+				    s->prev_state != IMB_STATE_PREEMPTED)
+					m->switch_out_blocked++;
+			}
 			if (s->prev_state == IMB_STATE_RUNNING || s->prev_state == IMB_STATE_PREEMPTED) {
 				prev->state = MODEL_TASK_QUEUED;
 			} else {

@@ -203,6 +203,8 @@ struct model {
 	size_t tgid_hint_cap, nr_tgid_hints;
 	uint64_t out_of_order;		/* events older than the previous one */
 	uint64_t vanished;		/* running tasks replaced without a switch naming them */
+	uint64_t switch_out_fair;	/* fair tasks switched out */
+	uint64_t switch_out_blocked;	/* ... of them going to sleep (periodic work) */
 
 	struct model_err_hist err_cpu[MODEL_SIG__COUNT];
 	struct model_err_hist err_task[MODEL_SIG__COUNT];

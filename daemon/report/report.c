@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analyzers/event_text.h"
+#include "analyzers/pelt_expect.h"
 #include "daemon/sink/group_rows.h"
 #include "daemon/sink/json.h"
 #include "daemon/report/report.h"
@@ -209,6 +210,18 @@ static void json_run(struct json *j, const struct report_run *r, const struct gr
 	json_kv_bool(j, "kernel_reference", m->has_kernel_pelt);
 	json_err_hists(j, "signals", m->err_cpu);
 	json_err_hists(j, "task_signals", m->err_task);
+	{
+		struct pelt_expect e;
+
+		pelt_expect_get(m, &e);
+		json_key(j, "expected_error");
+		json_object_begin(j);
+		json_kv_str(j, "load", e.load);
+		json_kv_str(j, "basis", e.measured ? "this recording" : "reference measurements");
+		json_kv_uint(j, "cpu_util_avg_p95", e.util_p95);
+		json_kv_uint(j, "cpu_runnable_avg_p95", e.runnable_p95);
+		json_object_end(j);
+	}
 	json_object_end(j);
 
 	json_key(j, "findings");
@@ -350,6 +363,17 @@ void report_text(FILE *f, const struct report_run *r, unsigned int top, bool ver
 				model_err_quantile(&m->err_task[s], 0.5),
 				model_err_quantile(&m->err_task[s], 0.95), m->err_task[s].max_abs,
 				m->err_task[s].samples);
+	}
+
+	{
+		struct pelt_expect e;
+
+		pelt_expect_get(m, &e);
+		fprintf(f, "\nExpected PELT error (%s, %s): CPU util_avg p95 %" PRIu64
+			", runnable_avg p95 %" PRIu64 " of 1024\n", e.load,
+			e.measured ? "measured against the kernel in this recording"
+				   : "from the reference measurements",
+			e.util_p95, e.runnable_p95);
 	}
 
 	fprintf(f, "\nFindings: %zu\n", w->nr_findings);

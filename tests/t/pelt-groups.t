@@ -16,7 +16,7 @@ FIX=${top_srcdir:-.}/tests/fixtures/groups-periodic.txt.gz
 T=$(mktemp -d "${TMPDIR:-/tmp}/pelt-groups-t.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
-echo "1..4"
+echo "1..6"
 if ! "$IMB" analyze --json "$FIX" >"$T/out.json" 2>"$T/err"; then
 	echo "not ok 1 - analyze reads the recording"; cat "$T/err" | sed 's/^/# /'
 	exit 0
@@ -44,4 +44,17 @@ for sig in ("util_avg", "runnable_avg"):
     ok = ok and s["median_abs_err"] <= 1 and s["p95_abs_err"] <= 2 and s["samples"] > 1000
     msg.append("%s median %d p95 %d" % (sig, s["median_abs_err"], s["p95_abs_err"]))
 check(ok, "task signals vs the kernel: " + ", ".join(msg) + " (<= 1, <= 2)")
+e = p["expected_error"]
+check(e["basis"] == "this recording" and e["load"] == "several task groups" and
+      e["cpu_util_avg_p95"] == cpu["util_avg"]["p95_abs_err"] and
+      e["cpu_runnable_avg_p95"] == cpu["runnable_avg"]["p95_abs_err"],
+      "the expected error of a recording with the kernel's values is its own: %s" % e)
+PY
+# a trace.dat has no kernel values and no group ids: the reference figures of the flat model
+"$IMB" analyze --json "${top_srcdir:-.}/tests/fixtures/hogs-periodic.dat" >"$T/flat.json" 2>/dev/null
+python3 - "$T/flat.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))["pelt"]["expected_error"]
+ok = e["basis"] == "reference measurements" and "flat" in e["load"] and e["cpu_util_avg_p95"] > 16
+print(("ok" if ok else "not ok"), 6, "- a trace.dat states the flat model's reference error: %s" % e)
 PY

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pelt_expect.c - the expected error of the engine's CPU signals for a
+ * run's kind of load (see pelt_expect.h).
+ *
+ * The reference figures are p95 |engine - kernel| of CPU util_avg and
+ * runnable_avg at the kernel's update instants, measured on the 2-CPU
+ * development VM (kernel 6.18) with BPF recordings that carry the
+ * kernel's values: 3 busy threads; 3 periodic threads (25 % of 16 ms);
+ * busy threads in one autogroup with a periodic thread in another
+ * (tests/fixtures/groups-periodic.txt.gz); and the same recordings
+ * replayed without task-group ids, which is what a tracefs or trace.dat
+ * recording gives the engine.  They are upper bounds of the typical case,
+ * not guarantees: other load on the host adds update instants and moves.
+ */
+#include "pelt_expect.h"
+
+/* the least comparisons for a run's own figures to stand */
+#define PELT_EXPECT_MIN_SAMPLES 100
+
+static const struct {
+	const char *load;
+	uint64_t util_p95, runnable_p95;
+} pelt_expect_table[] = {
+	{ "busy threads", 1, 19 },
+	{ "periodic work", 182, 252 },
+	{ "several task groups", 190, 287 },
+	{ "no task groups in the recording (modelled flat)", 940, 1752 },
+};
+
+enum { EXP_BUSY, EXP_PERIODIC, EXP_GROUPS, EXP_FLAT };
+
+/* Task groups with tasks of their own, across all CPUs. */
+static size_t groups_with_tasks(const struct model *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nr_groups && n < 2; i++)
+		if (m->groups[i].nr_tasks)
+			n++;
+	return n;
+}
+
+void pelt_expect_get(const struct model *m, struct pelt_expect *e)
+{
+	int kind;
+
+	if (m->has_groups && groups_with_tasks(m) >= 2)
+		kind = EXP_GROUPS;
+	else if (m->switch_out_fair && 2 * m->switch_out_blocked > m->switch_out_fair)
+		kind = EXP_PERIODIC;
+	else
+		kind = EXP_BUSY;
+	/*
+	 * Without group ids a host's autogroups and cgroups are invisible:
+	 * the flat model misplaces removed load for as long as the kernel
+	 * keeps it in a group, so the worst measured figures apply.
+	 */
+	if (!m->has_groups && !m->has_kernel_pelt)
+		kind = EXP_FLAT;
+	e->load = pelt_expect_table[kind].load;
+	if (m->has_kernel_pelt &&
+	    m->err_cpu[MODEL_SIG_UTIL].samples >= PELT_EXPECT_MIN_SAMPLES) {
+		e->measured = true;
+		e->util_p95 = model_err_quantile(&m->err_cpu[MODEL_SIG_UTIL], 0.95);
+		e->runnable_p95 = model_err_quantile(&m->err_cpu[MODEL_SIG_RUNNABLE], 0.95);
+		return;
+	}
+	e->measured = false;
+	e->util_p95 = pelt_expect_table[kind].util_p95;
+	e->runnable_p95 = pelt_expect_table[kind].runnable_p95;
+}
