@@ -705,6 +705,23 @@ static void group_propagate(struct model_group *g, struct pelt_cfs *pcfs)
 	}
 }
 
+/*
+ * update_cfs_rq_load_avg() of a run queue at PELT time @now, never moving
+ * its clock back: the engine's clock for a CPU is an estimate that may
+ * run a few microseconds ahead of the kernel's, and a kernel record's
+ * last_update_time is then older than the engine's.  Updating with it
+ * would take the kernel's "time went backwards" path, which restarts the
+ * run queue's period phase at @now and leaves every later average
+ * recomputed at other boundaries than the kernel's.
+ */
+static void rq_pelt_update(struct pelt_cfs *cfs, uint64_t now, unsigned long weight_sum,
+			   unsigned int h_nr_runnable, int curr)
+{
+	if (now < cfs->avg.last_update_time)
+		now = cfs->avg.last_update_time;
+	pelt_cfs_update(cfs, now, weight_sum, h_nr_runnable, curr);
+}
+
 /* update_cfs_rq_load_avg() of a group's run queue at PELT time @now. */
 static void group_cfs_update(struct model *m, struct model_group *g, uint64_t now)
 {
@@ -712,7 +729,7 @@ static void group_cfs_update(struct model *m, struct model_group *g, uint64_t no
 
 	if (g->cfs.removed_nr)
 		g->propagate = true;
-	pelt_cfs_update(&g->cfs, now, g->weight, g->h_nr_runnable, group_is_curr(m, c, g));
+	rq_pelt_update(&g->cfs, now, g->weight, g->h_nr_runnable, group_is_curr(m, c, g));
 }
 
 /*
@@ -775,12 +792,12 @@ static void group_se_update(struct model *m, struct model_group *g, uint64_t now
 	struct pelt_cfs *pcfs = pg ? &pg->cfs : &c->cfs;
 	bool curr = group_is_curr(m, c, g);
 
-	if (g->se_attached)
+	if (g->se_attached && now >= g->se.last_update_time)
 		pelt_se_update(&g->se, now, g->shares, g->nr_queued > 0, (int)g->h_nr_runnable, curr);
 	if (pg)
 		group_cfs_update(m, pg, now);
 	else
-		pelt_cfs_update(&c->cfs, now, c->root_weight, c->nr_queued, c->curr > 0 && c->fair_curr);
+		rq_pelt_update(&c->cfs, now, c->root_weight, c->nr_queued, c->curr > 0 && c->fair_curr);
 	if (g->propagate && g->se_attached) {
 		g->propagate = false;
 		if (pg)
@@ -813,7 +830,7 @@ static void path_update(struct model *m, int cpu, uint64_t id, uint64_t now)
 		group_se_update(m, g, now);
 		id = g->parent_id;
 	}
-	pelt_cfs_update(&c->cfs, now, c->root_weight, c->nr_queued, c->curr > 0 && c->fair_curr);
+	rq_pelt_update(&c->cfs, now, c->root_weight, c->nr_queued, c->curr > 0 && c->fair_curr);
 }
 
 /* The task's averages now belong to group @id's run queue (reference counts). */
@@ -849,7 +866,7 @@ static uint64_t task_place(struct model *m, struct model_task *t, int cpu)
 /* Bring a CPU's root run queue's PELT up to @ts with its current state. */
 static void cpu_pelt_update(struct model_cpu *c, uint64_t ts)
 {
-	pelt_cfs_update(&c->cfs, pelt_now(c, ts), c->root_weight, c->nr_queued,
+	rq_pelt_update(&c->cfs, pelt_now(c, ts), c->root_weight, c->nr_queued,
 			c->curr > 0 && c->fair_curr);
 }
 
