@@ -1050,6 +1050,46 @@ static void cpu_set_curr(struct model *m, struct model_cpu *c, struct model_task
 }
 
 /*
+ * The run queue averages post_init_entity_util_avg() reads for the new
+ * task @t placed in group @id on @cpu: those of the queue's last update
+ * before the enqueue.  The kernel's averages change only where it traces
+ * them (a period crossed, an attach, a detach, a propagation into it), so
+ * with its records they are those of the group's last record older than
+ * the new task (the enqueue's own update and attach are traced before the
+ * wake-up that tells the model); the engine's load_avg of a group is not
+ * exact (blocked tasks that the kernel keeps queued count in it).  Without
+ * records: the engine's run queue.
+ */
+static const struct pelt_cfs *post_init_cfs(struct model *m, const struct model_task *t, int cpu,
+					    uint64_t id)
+{
+	struct model_group *g = model_group_find(m, cpu, id);
+	struct model_cpu *c = &m->cpus[cpu];
+	struct pelt_cfs *k = &m->post_init_k;
+	uint64_t util, load;
+
+	if (g && g->k_ns && g->k_ns < t->first_ns) {
+		util = g->k_avg[MODEL_SIG_UTIL];
+		load = g->k_avg[MODEL_SIG_LOAD];
+	} else if (g && g->k_prev_ns && g->k_prev_ns < t->first_ns) {
+		util = g->k_prev_avg[MODEL_SIG_UTIL];
+		load = g->k_prev_avg[MODEL_SIG_LOAD];
+	} else if (!g && c->kcfs_ns && c->kcfs_ns < t->first_ns) {
+		util = c->kcfs.util_avg;
+		load = c->kcfs.load_avg;
+	} else if (!g && c->kcfs_prev_ns && c->kcfs_prev_ns < t->first_ns) {
+		util = c->kcfs_prev.util_avg;
+		load = c->kcfs_prev.load_avg;
+	} else {
+		return group_cfs(m, cpu, id);
+	}
+	*k = *group_cfs(m, cpu, id);
+	k->avg.util_avg = (unsigned long)util;
+	k->avg.load_avg = (unsigned long)load;
+	return k;
+}
+
+/*
  * Put task @t on CPU @cpu as queued at @ts (wake-up, new task, migration
  * in); if the CPU is idle it starts running at once.
  */
@@ -1070,7 +1110,7 @@ static void task_enqueue(struct model *m, struct model_task *t, int cpu, uint64_
 		uint64_t id = task_place(m, t, cpu);
 
 		pelt_init(&m->fresh_init, task_weight(t));
-		pelt_post_init(&m->fresh_init, task_weight(t), group_cfs(m, cpu, id), c->capacity);
+		pelt_post_init(&m->fresh_init, task_weight(t), post_init_cfs(m, t, cpu, id), c->capacity);
 		m->fresh_pid = t->pid;
 	}
 	task_path_update(m, t, cpu, ts);
@@ -1662,6 +1702,11 @@ static void group_kernel_note(struct model *m, struct model_group *g, const stru
 {
 	const struct imb_ev_pelt_cfs *k = &ev->pelt_cfs;
 
+	if (g->k_ns && g->k_lut != k->last_update_time) {
+		g->k_prev_ns = g->k_ns;
+		memcpy(g->k_prev_avg, g->k_avg, sizeof(g->k_avg));
+	}
+	g->k_lut = k->last_update_time;
 	g->k_ns = ev->ts_ns;
 	g->k_avg[MODEL_SIG_UTIL] = k->util_avg;
 	g->k_avg[MODEL_SIG_RUNNABLE] = k->runnable_avg;
@@ -1853,6 +1898,10 @@ static void ev_pelt_cfs(struct model *m, const struct imb_event *ev)
 	}
 	if (k->last_update_time > c->pelt_last)
 		c->pelt_last = k->last_update_time;
+	if (c->kcfs_ns && c->kcfs.last_update_time != k->last_update_time) {
+		c->kcfs_prev = c->kcfs;
+		c->kcfs_prev_ns = c->kcfs_ns;
+	}
 	c->kcfs = *k;
 	c->kcfs_ns = ev->ts_ns;
 }

@@ -117,6 +117,8 @@ struct model_cpu {
 	struct pelt_cfs cfs;		/* engine root run queue */
 	struct imb_ev_pelt_cfs kcfs;	/* kernel's root values, last pelt_cfs */
 	uint64_t kcfs_ns;		/* 0: none */
+	struct imb_ev_pelt_cfs kcfs_prev;	/* the last root record of an older update */
+	uint64_t kcfs_prev_ns;		/* its event time, 0: none */
 	bool reseed;			/* a group was seeded: seed the root again */
 	uint64_t kvruntime;		/* kernel min/zero_vruntime, last seen */
 	bool cmp_pending;		/* a kernel sample waits to be compared */
@@ -149,6 +151,9 @@ struct model_group {
 	/* the kernel's values of its run queue, from its last pelt_cfs record */
 	uint64_t k_ns;			/* that record's event time, 0: none yet */
 	uint64_t k_avg[MODEL_SIG__COUNT];	/* its util/runnable/load_avg */
+	uint64_t k_lut;			/* that record's last_update_time */
+	uint64_t k_prev_ns;		/* event time of the last record of an older update, 0: none */
+	uint64_t k_prev_avg[MODEL_SIG__COUNT];	/* its averages */
 	uint32_t k_h_nr_queued;		/* its h_nr_queued: tasks queued below the group */
 	uint64_t k_compared;		/* records compared with the engine (not the seed) */
 	int64_t k_err[MODEL_SIG__COUNT];	/* engine - kernel at the last compared record */
@@ -187,6 +192,7 @@ struct model {
 	int nr_gpend;
 	int32_t fresh_pid;		/* task whose initial averages are in fresh_init */
 	struct pelt_avg fresh_init;
+	struct pelt_cfs post_init_k;	/* a run queue as post_init reads it (kernel's averages) */
 
 	uint64_t t0_ns;			/* first event */
 	uint64_t now_ns;		/* last event */

@@ -6,9 +6,9 @@
 # periodic thread (25 % of 16 ms) started with setsid in another, recorded
 # with `imbalanced run --record` (BPF: sched events plus every pelt_cfs_tp
 # and pelt_se_tp record).  The engine is compared at the kernel's update
-# instants.  The bounds are what the engine reaches today, so any change
-# that makes it worse fails here; they are far from the target of the
-# busy case (median <= 4, p95 <= 16), which is stated with the figures in
+# instants.  util_avg meets the target (median <= 4, p95 <= 16 of 1024);
+# runnable_avg does not yet, and its bound is what the engine reaches
+# today, so any change that makes it worse fails here; the figures are in
 # the README.  TAP output.
 set -u
 IMB=${IMBALANCED:-./imbalanced}
@@ -32,7 +32,7 @@ def check(ok, what):
     print(("ok" if ok else "not ok"), n, "-", what)
     n += 1
 cpu, task = p["signals"], p["task_signals"]
-for sig, med, p95 in (("util_avg", 2, 190), ("runnable_avg", 7, 280)):
+for sig, med, p95 in (("util_avg", 4, 16), ("runnable_avg", 4, 130)):
     s = cpu[sig]
     check(s["samples"] >= 2000 and s["median_abs_err"] <= med and s["p95_abs_err"] <= p95,
           "CPU %s vs the kernel: median %d <= %d, p95 %d <= %d over %d samples"
