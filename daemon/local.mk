@@ -20,18 +20,20 @@ IMB_SINK_LIBS = daemon/libimbsink.a analyzers/libimbcore.a $(SQLITE_LIBS) $(MHD_
 # --- end sinks ---
 
 # --- live BPF source and host probe (owner: bpf) ---
-# daemon/libimbbpf.a: the BPF loader (the only user of <bpf/libbpf.h> and the
-# skeleton), the table of group paths it fills, and hostinfo (`imbalanced check`).  Link with $(IMB_BPF_LIBS).
+# daemon/libimbbpf.a: the BPF loader and the PELT hook probe (the only users of
+# <bpf/libbpf.h> and the skeleton), the table of group paths it fills, and hostinfo (`imbalanced check`).  Link with $(IMB_BPF_LIBS).
 noinst_LIBRARIES += daemon/libimbbpf.a
 daemon_libimbbpf_a_SOURCES = \
 	daemon/source_bpf.h daemon/source_bpf.c \
 	daemon/group_names.h daemon/group_names.c \
-	daemon/hostinfo.h daemon/hostinfo.c
+	daemon/hostinfo.h daemon/hostinfo.c \
+	daemon/pelt_hook.h daemon/pelt_hook.c
 nodist_daemon_libimbbpf_a_SOURCES = bpf/imbalance.skel.h
 daemon_libimbbpf_a_CPPFLAGS = $(AM_CPPFLAGS) $(LIBBPF_CFLAGS)
 daemon_libimbbpf_a_CFLAGS = $(AM_CFLAGS)
 # The skeleton is generated: make it before the loader compiles.
 daemon/libimbbpf_a-source_bpf.$(OBJEXT): bpf/imbalance.skel.h
+daemon/libimbbpf_a-pelt_hook.$(OBJEXT): bpf/imbalance.skel.h
 IMB_BPF_LIBS = daemon/libimbbpf.a analyzers/libimbcore.a $(LIBBPF_LIBS)
 # --- end live BPF source ---
 

@@ -222,6 +222,20 @@ static int rt_on_event(const struct imb_event *ev, void *ctx)
 	return pipeline_event(rt->p, ev);
 }
 
+/* Once, at start: where the kernel's PELT values come from (pelt_hook.h). */
+static void rt_pelt_mode_log(const struct runtime *rt)
+{
+	struct source_bpf_stats st;
+	struct pelt_hook_status hs;
+	char line[256];
+
+	source_bpf_stats(rt->bpf, &st);
+	source_bpf_pelt_hook(rt->bpf, &hs);
+	pelt_hook_describe(&hs, st.attached & (SOURCE_BPF_EV(IMB_EV_PELT_CFS) |
+					       SOURCE_BPF_EV(IMB_EV_PELT_SE)), line, sizeof(line));
+	rt_log(rt, LOG_INFO, "pelt hooks: %s", line);
+}
+
 static int rt_source_open(struct runtime *rt, char *err)
 {
 	char berr[SOURCE_ERR_LEN] = "", terr[SOURCE_ERR_LEN] = "";
@@ -249,6 +263,7 @@ static int rt_source_open(struct runtime *rt, char *err)
 		rt->bpf = source_bpf_open(&bo, berr);
 		if (rt->bpf) {
 			rt->source_name = "bpf";
+			rt_pelt_mode_log(rt);
 			return 0;
 		}
 		if (rt->cfg.source == CONFIG_SOURCE_BPF) {
