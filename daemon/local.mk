@@ -60,6 +60,8 @@ imbalanced_SOURCES = \
 	daemon/conf.h daemon/conf.c \
 	daemon/report.h daemon/report.c \
 	daemon/runtime.h daemon/runtime.c \
+	daemon/event_writer.h daemon/event_writer.c \
+	daemon/cmd_record.c \
 	daemon/alerts.h daemon/alerts.c \
 	daemon/flightrec.h daemon/flightrec.c \
 	daemon/priority.h daemon/priority.c \

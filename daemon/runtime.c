@@ -29,6 +29,7 @@
 #include "daemon/alerts.h"
 #include "daemon/cgroup_paths.h"
 #include "daemon/conf.h"
+#include "daemon/event_writer.h"
 #include "daemon/flightrec.h"
 #include "daemon/group_names.h"
 #include "daemon/group_rows.h"
@@ -65,7 +66,8 @@ struct runtime {
 	struct cgroup_paths *cgp;	/* labels cgroup jobs with their v2 paths (live, group_by cgroup) */
 	uint64_t windows;
 	uint64_t store_errors;
-	FILE *rec;		/* --record: the event stream as text */
+	struct event_writer *rec;	/* --record: the event stream as text */
+	bool rec_warned;	/* its write error logged */
 	struct flightrec *fr;	/* the last seconds of events, for alerts */
 	struct alerts *alerts;
 	bool journal;		/* stderr goes to the journal */
@@ -212,11 +214,10 @@ static int rt_on_event(const struct imb_event *ev, void *ctx)
 	if (rt->fr)
 		flightrec_add(rt->fr, ev);
 
-	if (rt->rec) {
-		char line[EVENT_TEXT_MAX_LINE];
-
-		if (event_text_format(ev, line, sizeof(line)) > 0)
-			fprintf(rt->rec, "%s\n", line);
+	if (rt->rec && event_writer_put(rt->rec, ev) && !rt->rec_warned) {
+		rt->rec_warned = true;
+		rt_log(rt, LOG_ERR, "%s: cannot write the recording; no more events are written",
+		       rt->o->record_path);
 	}
 
 	return pipeline_event(rt->p, ev);
@@ -679,8 +680,18 @@ static void rt_done(struct runtime *rt)
 	alerts_free(rt->alerts);
 	flightrec_free(rt->fr);
 	rt_source_close(rt);
-	if (rt->rec && fclose(rt->rec))
-		rt_log(rt, LOG_ERR, "%s: %s", rt->o->record_path, strerror(errno));
+	if (rt->rec) {
+		char werr[EVENT_WRITER_ERR_LEN];
+
+		if (rt->o->result)
+			rt->o->result->recorded = event_writer_count(rt->rec);
+		if (event_writer_close(rt->rec, werr)) {
+			rt_log(rt, LOG_ERR, "%s", werr);
+			if (rt->o->result)
+				rt->o->result->record_failed = true;
+		}
+		rt->rec = NULL;
+	}
 	http_stop(rt->http);
 	snapshot_free(rt->snap);
 	store_close(rt->store);
@@ -718,13 +729,16 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 	if (rc)
 		goto out;
 	if (o->record_path) {
-		rt.rec = fopen(o->record_path, "we");
+		char werr[EVENT_WRITER_ERR_LEN];
+
+		rt.rec = event_writer_open(o->record_path, !o->record_no_clobber, werr);
 		if (!rt.rec) {
-			snprintf(err, 256, "%.200s: %s", o->record_path, strerror(errno));
 			rc = -errno;
+			snprintf(err, 256, "%s", werr);
 			goto out;
 		}
-		fprintf(rt.rec, "%s\n", event_text_header());
+		if (o->result)
+			o->result->record_created = true;
 	}
 	if (rt.cfg.state_dir[0] && mkdir(rt.cfg.state_dir, 0750) && errno != EEXIST)
 		rt_log(&rt, LOG_WARN, "%.200s: %s", rt.cfg.state_dir, strerror(errno));
@@ -785,6 +799,8 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 	       getpriority(PRIO_PROCESS, 0), rt.cfg.db[0] ? ", store " : "", rt.cfg.db);
 	sd_watchdog_enabled(0, &wd_usec);
 	sd_notifyf(0, "READY=1\nSTATUS=attached (%s)", rt.source_name);
+	if (o->on_ready)
+		o->on_ready(o->ready_ctx);
 
 	if (o->replay_path) {
 		/* a recording through the same sinks, as fast as it reads */
@@ -859,6 +875,10 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 
 		rt_log(&rt, LOG_INFO, "stopped: %" PRIu64 " windows, %" PRIu64 " events, %" PRIu64
 		       " lost", rt.windows, m->events, m->lost_events);
+		if (o->result) {
+			o->result->events = m->events;
+			o->result->lost = m->lost_events;
+		}
 		rt_status_line(&rt, st, sizeof(st));
 		sd_notifyf(0, "STATUS=stopped: %s", st);
 	}
