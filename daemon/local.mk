@@ -59,6 +59,7 @@ imbalanced_SOURCES = \
 	daemon/cmd_analyze.c daemon/cmd_check.c daemon/cmd_run.c daemon/cmd_serve.c daemon/cmd_config.c \
 	daemon/conf.h daemon/conf.c \
 	daemon/report.h daemon/report.c \
+	daemon/report_pelt.h daemon/report_pelt.c \
 	daemon/runtime.h daemon/runtime.c \
 	daemon/event_writer.h daemon/event_writer.c \
 	daemon/cmd_record.c \

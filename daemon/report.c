@@ -11,6 +11,7 @@
 
 #include "analyzers/event_text.h"
 #include "daemon/group_rows.h"
+#include "daemon/report_pelt.h"
 #include "daemon/json.h"
 #include "daemon/report.h"
 #include "daemon/window_json.h"
@@ -350,6 +351,8 @@ void report_text(FILE *f, const struct report_run *r, unsigned int top, bool ver
 				model_err_quantile(&m->err_task[s], 0.5),
 				model_err_quantile(&m->err_task[s], 0.95), m->err_task[s].max_abs,
 				m->err_task[s].samples);
+		if (report_pelt_text(f, r))
+			fprintf(f, "(out of memory listing the task groups)\n");
 	}
 
 	fprintf(f, "\nFindings: %zu\n", w->nr_findings);
