@@ -210,6 +210,32 @@ static void record_child_say(const struct record_cmd *c, bool stopped_by_us)
 			stopped_by_us ? ", sent at the end of the recording" : "");
 }
 
+/*
+ * Can execvp() find @name?  Asked before anything is attached, so that a
+ * mistyped command costs one line; the exec's own error stays the word.
+ */
+static int command_findable(const char *name)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) ? errno : 0;
+	if (!path)
+		path = "/bin:/usr/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		if ((int)snprintf(buf, sizeof(buf), "%.*s%s%s", (int)n, path, n ? "/" : "",
+				  name) < (int)sizeof(buf) && !access(buf, X_OK))
+			return 0;
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return ENOENT;
+}
+
 enum { OPT_CONFIG = 256, OPT_SOURCE, OPT_SET, OPT_DURATION, OPT_REPORT };
 
 int cmd_record(int argc, char **argv)
@@ -313,8 +339,16 @@ int cmd_record(int argc, char **argv)
 			return CLI_EXIT_USAGE;
 		}
 	}
-	if (optind < argc)
+	if (optind < argc) {
+		int e;
+
 		cmd.argv = &argv[optind];
+		if (!*cmd.argv[0] || (e = command_findable(cmd.argv[0]))) {
+			fprintf(stderr, "imbalanced: record: %s: cannot start: %s\n", cmd.argv[0],
+				strerror(*cmd.argv[0] ? e : ENOENT));
+			return CLI_EXIT_USAGE;
+		}
+	}
 	if (!strcmp(out, "-") && ro.report_path && !strcmp(ro.report_path, "-")) {
 		fprintf(stderr, "imbalanced: record: the recording and the report cannot both go "
 			"to standard output\n");

@@ -80,6 +80,9 @@ tests_test_group_names_SOURCES = tests/test_group_names.c tests/tap.h daemon/gro
 tests_test_group_names_LDADD = analyzers/libimbcore.a
 TESTS += tests/groups-live.t
 dist_check_SCRIPTS += tests/groups-live.t
+# record.t: the record verb live, and the PELT hook mode check reports
+TESTS += tests/record.t
+dist_check_SCRIPTS += tests/record.t
 # --- end live BPF source ---
 
 # --- cgroup v2 paths of fairness jobs (daemon/cgroup_paths.c) ---
