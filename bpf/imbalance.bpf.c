@@ -4,7 +4,8 @@
  *
  * tp_btf programs on the scheduler's tracepoints (sched_switch, wakeups,
  * migrations, fork/exit, sched_stat_runtime, the NUMA ones), on the bare
- * PELT tracepoints (pelt_cfs_tp, pelt_se_tp), and on sched_exit_tp to
+ * PELT tracepoints (pelt_cfs_tp, pelt_se_tp), optionally an fexit hook on
+ * update_load_avg() that writes the same PELT records, and on sched_exit_tp to
  * recover context switches the kernel did not report; pelt_cfs_tp also sends,
  * at most once per group per interval, a task group's cgroup path
  * (IMB_W_GROUP_PATH).  Each writes one wire record
@@ -283,8 +284,14 @@ static __always_inline void imb_group_path_emit(struct task_group *tg, __u64 id,
 	imb_submit(r, sizeof(*r));
 }
 
-SEC("tp_btf/pelt_cfs_tp")
-int BPF_PROG(imb_pelt_cfs, struct cfs_rq *cfs_rq)
+/*
+ * imb_pelt_cfs_emit - one IMB_W_PELT_CFS record of @cfs_rq's averages now
+ * @hflags: extra IMB_WF_* bits (IMB_WF_HOOK from the update_load_avg() hook)
+ *
+ * Shared by the pelt_cfs_tp program and the fexit hook, so both feed the
+ * same stream with the same record.
+ */
+static __always_inline int imb_pelt_cfs_emit(struct cfs_rq *cfs_rq, __u16 hflags)
 {
 	struct imb_w_pelt_cfs *r;
 	struct sched_entity *curr;
@@ -299,6 +306,7 @@ int BPF_PROG(imb_pelt_cfs, struct cfs_rq *cfs_rq)
 		return 0;
 	rq = imb_cfs_rq_rq(cfs_rq);
 	imb_hdr_fill(&r->h, IMB_W_PELT_CFS, rq, BPF_CORE_READ(rq, cpu));
+	r->h.flags |= hflags;
 
 	r->root = 1;
 	r->cgroup_id = 0;
@@ -346,8 +354,17 @@ int BPF_PROG(imb_pelt_cfs, struct cfs_rq *cfs_rq)
 	return 0;
 }
 
-SEC("tp_btf/pelt_se_tp")
-int BPF_PROG(imb_pelt_se, struct sched_entity *se)
+SEC("tp_btf/pelt_cfs_tp")
+int BPF_PROG(imb_pelt_cfs, struct cfs_rq *cfs_rq)
+{
+	return imb_pelt_cfs_emit(cfs_rq, 0);
+}
+
+/*
+ * imb_pelt_se_emit - one IMB_W_PELT_SE record of @se's averages now
+ * @hflags: extra IMB_WF_* bits, as for imb_pelt_cfs_emit()
+ */
+static __always_inline int imb_pelt_se_emit(struct sched_entity *se, __u16 hflags)
 {
 	struct imb_w_pelt_se *r;
 	struct cfs_rq *my_q = NULL;
@@ -388,6 +405,7 @@ int BPF_PROG(imb_pelt_se, struct sched_entity *se)
 	if (!r)
 		return 0;
 	imb_hdr_fill(&r->h, IMB_W_PELT_SE, rq, cpu);
+	r->h.flags |= hflags;
 	r->pid = pid;
 	r->tgid = tgid;
 	r->cgroup_id = cgid;
@@ -395,6 +413,31 @@ int BPF_PROG(imb_pelt_se, struct sched_entity *se)
 	imb_avg_read(&r->avg, &se->avg);
 	imb_submit(r, sizeof(*r));
 	return 0;
+}
+
+SEC("tp_btf/pelt_se_tp")
+int BPF_PROG(imb_pelt_se, struct sched_entity *se)
+{
+	return imb_pelt_se_emit(se, 0);
+}
+
+/*
+ * The kernel's values after every update_load_avg(), not only where
+ * pelt_cfs_tp/pelt_se_tp fire (those skip an update that crossed no
+ * period, and the tracepoints sit in ___update_load_avg()'s callers).
+ * fexit sees the entity and its run queue as the update left them.  Not
+ * loaded unless the loader finds the function in the kernel's BTF and the
+ * kernel lets a tracing program attach to it (BPF trampolines need
+ * CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS and may be refused); the
+ * tracepoint programs stay attached either way (update_blocked_averages(),
+ * attach and detach update outside update_load_avg()).  A copy of the
+ * function the compiler inlined into a caller is not seen.
+ */
+SEC("fexit/update_load_avg")
+int BPF_PROG(imb_ula_exit, struct cfs_rq *cfs_rq, struct sched_entity *se, int flags)
+{
+	imb_pelt_se_emit(se, IMB_WF_HOOK);
+	return imb_pelt_cfs_emit(cfs_rq, IMB_WF_HOOK);
 }
 
 /*

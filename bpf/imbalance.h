@@ -39,6 +39,7 @@ enum imb_wire_kind {
 /* imb_wire_hdr.flags */
 #define IMB_WF_CLOCKS		0x1	/* clock_task/clock_pelt/lost_idle_time valid */
 #define IMB_WF_LOST_IDLE	0x2	/* the kernel has rq->lost_idle_time */
+#define IMB_WF_HOOK		0x4	/* PELT record from the update_load_avg() hook */
 
 /*
  * Cgroup ids of autogroups: an autogroup's task_group has no cgroup, so the

@@ -20,18 +20,20 @@ IMB_SINK_LIBS = daemon/libimbsink.a analyzers/libimbcore.a $(SQLITE_LIBS) $(MHD_
 # --- end sinks ---
 
 # --- live BPF source and host probe ---
-# daemon/libimbbpf.a: the BPF loader (the only user of <bpf/libbpf.h> and the
-# skeleton), the table of group paths it fills, and hostinfo (`imbalanced check`).  Link with $(IMB_BPF_LIBS).
+# daemon/libimbbpf.a: the BPF loader and the PELT hook probe (the only users of
+# <bpf/libbpf.h> and the skeleton), the table of group paths it fills, and hostinfo (`imbalanced check`).  Link with $(IMB_BPF_LIBS).
 noinst_LIBRARIES += daemon/libimbbpf.a
 daemon_libimbbpf_a_SOURCES = \
 	daemon/source/bpf.h daemon/source/bpf.c \
 	daemon/source/group_names.h daemon/source/group_names.c \
-	daemon/host/hostinfo.h daemon/host/hostinfo.c
+	daemon/host/hostinfo.h daemon/host/hostinfo.c \
+	daemon/source/pelt_hook.h daemon/source/pelt_hook.c
 nodist_daemon_libimbbpf_a_SOURCES = bpf/imbalance.skel.h
 daemon_libimbbpf_a_CPPFLAGS = $(AM_CPPFLAGS) $(LIBBPF_CFLAGS)
 daemon_libimbbpf_a_CFLAGS = $(AM_CFLAGS)
 # The skeleton is generated: make it before the loader compiles.
 daemon/source/libimbbpf_a-bpf.$(OBJEXT): bpf/imbalance.skel.h
+daemon/source/libimbbpf_a-pelt_hook.$(OBJEXT): bpf/imbalance.skel.h
 IMB_BPF_LIBS = daemon/libimbbpf.a analyzers/libimbcore.a $(LIBBPF_LIBS)
 # --- end live BPF source ---
 
@@ -52,7 +54,10 @@ imbalanced_SOURCES = \
 	daemon/cli/cmd_analyze.c daemon/cli/cmd_check.c daemon/cli/cmd_run.c daemon/cli/cmd_serve.c daemon/cli/cmd_config.c \
 	daemon/cli/conf.h daemon/cli/conf.c \
 	daemon/report/report.h daemon/report/report.c \
+	daemon/report/report_pelt.h daemon/report/report_pelt.c \
 	daemon/live/runtime.h daemon/live/runtime.c \
+	daemon/sink/event_writer.h daemon/sink/event_writer.c \
+	daemon/cli/cmd_record.c \
 	daemon/sink/alerts.h daemon/sink/alerts.c \
 	daemon/sink/flightrec.h daemon/sink/flightrec.c \
 	daemon/live/priority.h daemon/live/priority.c \

@@ -23,6 +23,7 @@ static void usage(FILE *f)
 		"  analyze FILE...   analyse trace.dat or text event files offline\n"
 		"  check             what this host supports for live mode\n"
 		"  run               the live daemon (BPF, or tracefs as a fallback)\n"
+		"  record [-- CMD]   write the live events (and the kernel's PELT values) to a file\n"
 		"  serve --db FILE   the HTTP API and dashboard over a stored database\n"
 		"  config            print the configuration file (--defaults: the defaults)\n"
 		"\n"

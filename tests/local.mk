@@ -81,6 +81,9 @@ tests_unit_test_group_names_SOURCES = tests/unit/test_group_names.c tests/unit/t
 tests_unit_test_group_names_LDADD = analyzers/libimbcore.a
 TESTS += tests/t/groups-live.t
 dist_check_SCRIPTS += tests/t/groups-live.t
+# record.t: the record verb live, and the PELT hook mode check reports
+TESTS += tests/t/record.t
+dist_check_SCRIPTS += tests/t/record.t
 # --- end live BPF source ---
 
 # --- cgroup v2 paths of fairness jobs (daemon/host/cgroup_paths.c) ---

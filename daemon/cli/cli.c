@@ -12,6 +12,7 @@ const struct cli_verb cli_verbs[] = {
 	{ "analyze", cmd_analyze },
 	{ "check", cmd_check },
 	{ "run", cmd_run },
+	{ "record", cmd_record },
 	{ "serve", cmd_serve },
 	{ "config", cmd_config },
 	{ NULL, NULL },

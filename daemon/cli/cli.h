@@ -27,6 +27,7 @@ extern const struct cli_verb cli_verbs[];
 int cmd_analyze(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 

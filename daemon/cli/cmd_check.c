@@ -4,6 +4,9 @@
  *
  * It mounts nothing and changes nothing: it reads BTF, capabilities,
  * tracefs and sysfs (hostinfo.c) and says whether `run` can work here.
+ * Where BPF can run, it loads and attaches the update_load_avg() hook for
+ * a moment (pelt_hook.c) to say where the kernel's PELT values would come
+ * from.
  * Exit 0 when live mode can run, 3 (with the reason) when it cannot.
  */
 #include <getopt.h>
@@ -20,7 +23,10 @@ static void check_usage(FILE *f)
 		"\n"
 		"Report what this host supports for live mode: kernel, BTF, BPF permission,\n"
 		"tracefs, the tracepoints and event formats, cfs_rq field flavours, CPU\n"
-		"capacities and NUMA nodes. Mounts nothing, changes nothing.\n"
+		"capacities and NUMA nodes, and where the kernel's PELT values come from\n"
+		"(pelt hooks: an fexit hook on update_load_avg() where the kernel takes it,\n"
+		"which check loads and detaches at once to find out, else the tracepoints).\n"
+		"Mounts nothing, changes nothing.\n"
 		"\n"
 		"  --json       one JSON document on stdout\n"
 		"  -q, --quiet  print nothing; the exit status tells\n"
@@ -67,6 +73,8 @@ int cmd_check(int argc, char **argv)
 		fprintf(stderr, "imbalanced: check: cannot probe this host\n");
 		return CLI_EXIT_NOKERNEL;
 	}
+	if (h.bpf_ok)
+		pelt_hook_probe(&h.pelt_hook);
 	if (!quiet) {
 		if (json)
 			hostinfo_print_json(&h, stdout);

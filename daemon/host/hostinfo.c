@@ -378,6 +378,22 @@ int hostinfo_probe(struct hostinfo *h)
 	return 0;
 }
 
+bool hostinfo_pelt_tracepoints(const struct hostinfo *h)
+{
+	const struct hostinfo_tp *cfs = hostinfo_tp_find(h, "pelt_cfs_tp");
+	const struct hostinfo_tp *se = hostinfo_tp_find(h, "pelt_se_tp");
+
+	return cfs && cfs->btf && se && se->btf;
+}
+
+void hostinfo_pelt_line(const struct hostinfo *h, char *buf, size_t len)
+{
+	if (!h->bpf_ok)
+		snprintf(buf, len, "none (the BPF source cannot run: no kernel PELT values)");
+	else
+		pelt_hook_describe(&h->pelt_hook, hostinfo_pelt_tracepoints(h), buf, len);
+}
+
 static const char *yes(bool b)
 {
 	return b ? "yes" : "no";
@@ -416,6 +432,12 @@ void hostinfo_print_text(const struct hostinfo *h, FILE *f)
 		h->bpf_ok ? "" : " - ", h->bpf_reason);
 	fprintf(f, "tracefs source:  %s%s%s\n", h->tracefs_ok ? "ok" : "no",
 		h->tracefs_ok ? "" : " - ", h->tracefs_reason);
+	if (h->pelt_hook.probed || h->bpf_ok) {
+		char line[256];
+
+		hostinfo_pelt_line(h, line, sizeof(line));
+		fprintf(f, "pelt hooks:      %s\n", line);
+	}
 	fprintf(f, "live mode:       %s%s%s\n", h->live_ok ? "ok" : "not possible",
 		h->live_ok ? "" : ": ", h->reason);
 }
@@ -489,6 +511,16 @@ void hostinfo_print_json(const struct hostinfo *h, FILE *f)
 	json_str(f, h->bpf_reason);
 	fprintf(f, ",\"tracefs_ok\":%s,\"tracefs_reason\":", jb(h->tracefs_ok));
 	json_str(f, h->tracefs_reason);
+	if (h->pelt_hook.probed) {
+		fprintf(f, ",\"pelt_hooks\":{\"mode\":");
+		json_str(f, pelt_hook_mode(&h->pelt_hook, hostinfo_pelt_tracepoints(h)));
+		fprintf(f, ",\"function\":");
+		json_str(f, PELT_HOOK_FUNC);
+		fprintf(f, ",\"in_btf\":%s,\"usable\":%s,\"reason\":",
+			jb(h->pelt_hook.in_btf), jb(h->pelt_hook.usable));
+		json_str(f, h->pelt_hook.reason);
+		fputc('}', f);
+	}
 	fprintf(f, ",\"live_ok\":%s,\"reason\":", jb(h->live_ok));
 	json_str(f, h->reason);
 	fprintf(f, "}\n");

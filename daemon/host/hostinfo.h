@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "daemon/source/pelt_hook.h"
+
 #define HOSTINFO_MAX_CPUS	1024
 #define HOSTINFO_MAX_NODES	64
 #define HOSTINFO_NR_TP		14
@@ -65,6 +67,8 @@ struct hostinfo {
 	char bpf_reason[HOSTINFO_REASON_LEN];	/* why not ("" when ok) */
 	bool tracefs_ok;		/* the tracefs fallback can run */
 	char tracefs_reason[HOSTINFO_REASON_LEN];
+	struct pelt_hook_status pelt_hook;	/* filled by pelt_hook_probe() (check), not by
+					 * hostinfo_probe(), which loads nothing */
 	bool live_ok;			/* bpf_ok || tracefs_ok */
 	char reason[2 * HOSTINFO_REASON_LEN + 32];	/* why live mode cannot run ("" when it can) */
 };
@@ -76,6 +80,15 @@ struct hostinfo {
  * Returns 0.
  */
 int hostinfo_probe(struct hostinfo *h);
+
+/** hostinfo_pelt_tracepoints - the kernel has pelt_cfs_tp and pelt_se_tp in its BTF */
+bool hostinfo_pelt_tracepoints(const struct hostinfo *h);
+
+/**
+ * hostinfo_pelt_line - where the kernel's PELT values come from, one line:
+ * "tracepoints (fexit update_load_avg: EPERM at attach)", "fexit ..."
+ */
+void hostinfo_pelt_line(const struct hostinfo *h, char *buf, size_t len);
 
 /** hostinfo_print_text - the human report of `imbalanced check` */
 void hostinfo_print_text(const struct hostinfo *h, FILE *f);

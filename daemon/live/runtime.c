@@ -26,23 +26,24 @@
 
 #include "analyzers/event_text.h"
 #include "analyzers/pipeline.h"
-#include "daemon/sink/alerts.h"
-#include "daemon/host/cgroup_paths.h"
 #include "daemon/cli/conf.h"
-#include "daemon/sink/flightrec.h"
-#include "daemon/source/group_names.h"
-#include "daemon/sink/group_rows.h"
+#include "daemon/host/cgroup_paths.h"
 #include "daemon/host/hostinfo.h"
-#include "daemon/sink/metrics.h"
-#include "daemon/sink/http.h"
-#include "daemon/live/priority.h"
-#include "daemon/report/report.h"
-#include "daemon/live/runtime.h"
-#include "daemon/sink/snapshot.h"
-#include "daemon/source/bpf.h"
-#include "daemon/source/tracefs.h"
-#include "daemon/sink/store.h"
 #include "daemon/host/topology.h"
+#include "daemon/live/priority.h"
+#include "daemon/live/runtime.h"
+#include "daemon/report/report.h"
+#include "daemon/sink/alerts.h"
+#include "daemon/sink/event_writer.h"
+#include "daemon/sink/flightrec.h"
+#include "daemon/sink/group_rows.h"
+#include "daemon/sink/http.h"
+#include "daemon/sink/metrics.h"
+#include "daemon/sink/snapshot.h"
+#include "daemon/sink/store.h"
+#include "daemon/source/bpf.h"
+#include "daemon/source/group_names.h"
+#include "daemon/source/tracefs.h"
 
 #define POLL_MS 100
 
@@ -65,7 +66,8 @@ struct runtime {
 	struct cgroup_paths *cgp;	/* labels cgroup jobs with their v2 paths (live, group_by cgroup) */
 	uint64_t windows;
 	uint64_t store_errors;
-	FILE *rec;		/* --record: the event stream as text */
+	struct event_writer *rec;	/* --record: the event stream as text */
+	bool rec_warned;	/* its write error logged */
 	struct flightrec *fr;	/* the last seconds of events, for alerts */
 	struct alerts *alerts;
 	bool journal;		/* stderr goes to the journal */
@@ -212,14 +214,27 @@ static int rt_on_event(const struct imb_event *ev, void *ctx)
 	if (rt->fr)
 		flightrec_add(rt->fr, ev);
 
-	if (rt->rec) {
-		char line[EVENT_TEXT_MAX_LINE];
-
-		if (event_text_format(ev, line, sizeof(line)) > 0)
-			fprintf(rt->rec, "%s\n", line);
+	if (rt->rec && event_writer_put(rt->rec, ev) && !rt->rec_warned) {
+		rt->rec_warned = true;
+		rt_log(rt, LOG_ERR, "%s: cannot write the recording; no more events are written",
+		       rt->o->record_path);
 	}
 
 	return pipeline_event(rt->p, ev);
+}
+
+/* Once, at start: where the kernel's PELT values come from (pelt_hook.h). */
+static void rt_pelt_mode_log(const struct runtime *rt)
+{
+	struct source_bpf_stats st;
+	struct pelt_hook_status hs;
+	char line[256];
+
+	source_bpf_stats(rt->bpf, &st);
+	source_bpf_pelt_hook(rt->bpf, &hs);
+	pelt_hook_describe(&hs, st.attached & (SOURCE_BPF_EV(IMB_EV_PELT_CFS) |
+					       SOURCE_BPF_EV(IMB_EV_PELT_SE)), line, sizeof(line));
+	rt_log(rt, LOG_INFO, "pelt hooks: %s", line);
 }
 
 static int rt_source_open(struct runtime *rt, char *err)
@@ -249,6 +264,7 @@ static int rt_source_open(struct runtime *rt, char *err)
 		rt->bpf = source_bpf_open(&bo, berr);
 		if (rt->bpf) {
 			rt->source_name = "bpf";
+			rt_pelt_mode_log(rt);
 			return 0;
 		}
 		if (rt->cfg.source == CONFIG_SOURCE_BPF) {
@@ -664,8 +680,18 @@ static void rt_done(struct runtime *rt)
 	alerts_free(rt->alerts);
 	flightrec_free(rt->fr);
 	rt_source_close(rt);
-	if (rt->rec && fclose(rt->rec))
-		rt_log(rt, LOG_ERR, "%s: %s", rt->o->record_path, strerror(errno));
+	if (rt->rec) {
+		char werr[EVENT_WRITER_ERR_LEN];
+
+		if (rt->o->result)
+			rt->o->result->recorded = event_writer_count(rt->rec);
+		if (event_writer_close(rt->rec, werr)) {
+			rt_log(rt, LOG_ERR, "%s", werr);
+			if (rt->o->result)
+				rt->o->result->record_failed = true;
+		}
+		rt->rec = NULL;
+	}
 	http_stop(rt->http);
 	snapshot_free(rt->snap);
 	store_close(rt->store);
@@ -703,13 +729,16 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 	if (rc)
 		goto out;
 	if (o->record_path) {
-		rt.rec = fopen(o->record_path, "we");
+		char werr[EVENT_WRITER_ERR_LEN];
+
+		rt.rec = event_writer_open(o->record_path, !o->record_no_clobber, werr);
 		if (!rt.rec) {
-			snprintf(err, 256, "%.200s: %s", o->record_path, strerror(errno));
 			rc = -errno;
+			snprintf(err, 256, "%s", werr);
 			goto out;
 		}
-		fprintf(rt.rec, "%s\n", event_text_header());
+		if (o->result)
+			o->result->record_created = true;
 	}
 	if (rt.cfg.state_dir[0] && mkdir(rt.cfg.state_dir, 0750) && errno != EEXIST)
 		rt_log(&rt, LOG_WARN, "%.200s: %s", rt.cfg.state_dir, strerror(errno));
@@ -770,6 +799,8 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 	       getpriority(PRIO_PROCESS, 0), rt.cfg.db[0] ? ", store " : "", rt.cfg.db);
 	sd_watchdog_enabled(0, &wd_usec);
 	sd_notifyf(0, "READY=1\nSTATUS=attached (%s)", rt.source_name);
+	if (o->on_ready)
+		o->on_ready(o->ready_ctx);
 
 	if (o->replay_path) {
 		/* a recording through the same sinks, as fast as it reads */
@@ -844,6 +875,10 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 
 		rt_log(&rt, LOG_INFO, "stopped: %" PRIu64 " windows, %" PRIu64 " events, %" PRIu64
 		       " lost", rt.windows, m->events, m->lost_events);
+		if (o->result) {
+			o->result->events = m->events;
+			o->result->lost = m->lost_events;
+		}
 		rt_status_line(&rt, st, sizeof(st));
 		sd_notifyf(0, "STATUS=stopped: %s", st);
 	}

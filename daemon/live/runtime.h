@@ -19,7 +19,20 @@ struct runtime_opts {
 	const char *replay_path;	/* a recording instead of the live kernel; NULL live */
 	const char *record_path;	/* every event in the text format; NULL none */
 	const char *report_path;	/* at exit, the run's report as analyze --json; NULL none */
+	bool record_no_clobber;		/* fail rather than replace an existing record_path */
+	void (*on_ready)(void *ctx);	/* once the source is attached, before the first poll */
+	void *ready_ctx;
+	struct runtime_result *result;	/* filled at the end when not NULL */
 	bool verbose, quiet;
+};
+
+/* What a run did, for a caller that reports it (`record`). */
+struct runtime_result {
+	uint64_t events;		/* events through the pipeline */
+	uint64_t lost;			/* events the source lost */
+	uint64_t recorded;		/* events written to record_path */
+	bool record_created;		/* record_path was created (or replaced) by this run */
+	bool record_failed;		/* the recording could not be written whole */
 };
 
 /**

@@ -11,9 +11,10 @@
 
 #include "analyzers/event_text.h"
 #include "analyzers/pelt_expect.h"
+#include "daemon/report/report.h"
+#include "daemon/report/report_pelt.h"
 #include "daemon/sink/group_rows.h"
 #include "daemon/sink/json.h"
-#include "daemon/report/report.h"
 #include "daemon/sink/window_json.h"
 
 static double ratio(uint64_t a, uint64_t b)
@@ -363,6 +364,8 @@ void report_text(FILE *f, const struct report_run *r, unsigned int top, bool ver
 				model_err_quantile(&m->err_task[s], 0.5),
 				model_err_quantile(&m->err_task[s], 0.95), m->err_task[s].max_abs,
 				m->err_task[s].samples);
+		if (report_pelt_text(f, r))
+			fprintf(f, "(out of memory listing the task groups)\n");
 	}
 
 	{

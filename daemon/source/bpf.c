@@ -2,11 +2,14 @@
 /*
  * bpf.c - the live BPF source: load, attach, drain, order, detach.
  *
- * The only file that includes <bpf/libbpf.h> and the generated skeleton.
- * Opening checks BTF and permissions first so the user gets one clear
- * reason, decides from the kernel's BTF which tracepoints exist (programs
- * on missing ones are not loaded) and whether sched_switch passes
- * prev_state, sets the knobs, loads and attaches.  Polling drains the ring
+ * With pelt_hook.c, the only file that includes <bpf/libbpf.h> and the
+ * generated skeleton.  Opening checks BTF and permissions first so the user
+ * gets one clear reason, decides from the kernel's BTF which tracepoints
+ * exist (programs on missing ones are not loaded) and whether sched_switch
+ * passes prev_state, loads the update_load_avg() hook only where
+ * pelt_hook_probe() found that the kernel takes it (else the PELT
+ * tracepoints alone give the kernel's values), sets the knobs, loads and
+ * attaches.  Polling drains the ring
  * buffer into a min-heap keyed by (timestamp, arrival) and delivers what is
  * older than the reorder window; per-CPU reservation failures become
  * IMB_EV_LOST events.  Closing destroys the skeleton, which detaches every
@@ -32,6 +35,7 @@
 #include "bpf/imbalance.skel.h"
 #include "daemon/host/hostinfo.h"
 #include "daemon/source/bpf.h"
+#include "daemon/source/pelt_hook.h"
 
 #define NODE_MAP_MAX	HOSTINFO_MAX_CPUS
 
@@ -46,6 +50,8 @@ struct source_bpf {
 	int nr_cpus;			/* possible CPUs (per-CPU map width) */
 	uint64_t reorder_ns;
 	uint32_t attached;		/* SOURCE_BPF_EV() bits */
+	struct pelt_hook_status hook;	/* the update_load_avg() hook: tried, attached, or why not */
+	uint64_t hook_records;		/* PELT records the hook wrote */
 	/* reorder heap */
 	struct held *heap;
 	size_t nr_held, cap_held;
@@ -482,10 +488,12 @@ static int ring_sample(void *ctx, void *data, size_t size)
 
 	s->records++;
 	if (size >= sizeof(struct imb_wire_hdr)) {
-		uint64_t ts = ((const struct imb_wire_hdr *)data)->ts_ns;
+		const struct imb_wire_hdr *h = data;
 
-		if (ts > s->max_ts)
-			s->max_ts = ts;
+		if (h->ts_ns > s->max_ts)
+			s->max_ts = h->ts_ns;
+		if (h->flags & IMB_WF_HOOK)
+			s->hook_records++;
 	}
 	ret = record_convert(s, data, size);
 	if (ret < 0) {
@@ -639,6 +647,12 @@ void source_bpf_stats(const struct source_bpf *s, struct source_bpf_stats *st)
 	st->nr_cpus = s->nr_cpus;
 	st->lost_cpu = s->lost_cpu;
 	st->attached = s->attached;
+	st->hook_records = s->hook_records;
+}
+
+void source_bpf_pelt_hook(const struct source_bpf *s, struct pelt_hook_status *st)
+{
+	*st = s->hook;
 }
 
 void source_bpf_info(const struct source_bpf *s, struct source_info *info)
@@ -762,6 +776,8 @@ struct source_bpf *source_bpf_open(const struct source_bpf_opts *opts, char *err
 	struct btf *btf = NULL;
 	uint64_t capeff = 0;
 	uint32_t want, ring, mask = 0;
+	struct bpf_program *hook;
+	bool hook_on = false;
 	size_t i;
 	int ret;
 
@@ -814,6 +830,16 @@ struct source_bpf *source_bpf_open(const struct source_bpf_opts *opts, char *err
 		goto fail;
 	}
 
+	/* the update_load_avg() hook, where the kernel takes it (pelt_hook.h) */
+	if (want & (SOURCE_BPF_EV(IMB_EV_PELT_CFS) | SOURCE_BPF_EV(IMB_EV_PELT_SE))) {
+		pelt_hook_probe(&s->hook);
+		hook_on = s->hook.usable;
+	} else {
+		snprintf(s->hook.reason, sizeof(s->hook.reason), "PELT events not asked for");
+	}
+again:
+	mask = 0;
+	s->attached = 0;
 	s->skel = imbalance__open();
 	if (!s->skel) {
 		ret = -errno;
@@ -848,6 +874,15 @@ struct source_bpf *source_bpf_open(const struct source_bpf_opts *opts, char *err
 		if (!strcmp(prog_table[i].tp, "sched_switch"))
 			s->skel->rodata->switch_has_state_arg = btf_vlen(proto) >= 5;
 	}
+	hook = bpf_object__find_program_by_name(s->skel->obj, "imb_ula_exit");
+	if (hook) {
+		/* attached by hand below: a refusal there is not an error */
+		bpf_program__set_autoload(hook, hook_on);
+		bpf_program__set_autoattach(hook, false);
+	} else if (hook_on) {
+		hook_on = s->hook.usable = false;
+		snprintf(s->hook.reason, sizeof(s->hook.reason), "the BPF object has no imb_ula_exit");
+	}
 	if ((s->attached & SOURCE_BPF_EV(IMB_EV_PELT_CFS)) &&
 	    (want & SOURCE_BPF_EV(IMB_EV_VRUNTIME)))
 		s->attached |= SOURCE_BPF_EV(IMB_EV_VRUNTIME);
@@ -872,6 +907,17 @@ struct source_bpf *source_bpf_open(const struct source_bpf_opts *opts, char *err
 	}
 
 	ret = imbalance__load(s->skel);
+	if (ret && hook_on) {
+		/* the probe loaded it alone: without it, the rest loads as ever */
+		hook_on = s->hook.usable = false;
+		snprintf(s->hook.reason, sizeof(s->hook.reason), "%s at load with the other programs",
+			 strerrorname_np(-ret) ? strerrorname_np(-ret) : "error");
+		s->hook.err = -ret;
+		imbalance__destroy(s->skel);
+		s->skel = NULL;
+		libbpf_last[0] = '\0';
+		goto again;
+	}
 	if (ret) {
 		if (ret == -EPERM)
 			snprintf(err, SOURCE_ERR_LEN,
@@ -888,6 +934,16 @@ struct source_bpf *source_bpf_open(const struct source_bpf_opts *opts, char *err
 		snprintf(err, SOURCE_ERR_LEN, "attaching the BPF programs failed: %s",
 			 libbpf_last[0] ? libbpf_last : strerror(-ret));
 		goto fail;
+	}
+	if (hook_on) {
+		/* the skeleton destroys the link with the others */
+		s->skel->links.imb_ula_exit = bpf_program__attach(hook);
+		if (!s->skel->links.imb_ula_exit) {
+			s->hook.usable = false;
+			s->hook.err = errno;
+			snprintf(s->hook.reason, sizeof(s->hook.reason), "%s at attach",
+				 strerrorname_np(errno) ? strerrorname_np(errno) : "error");
+		}
 	}
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), ring_sample, s, NULL);
 	if (!s->rb) {

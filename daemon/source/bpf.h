@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "daemon/source/group_names.h"
+#include "daemon/source/pelt_hook.h"
 #include "daemon/source/source.h"
 
 #define SOURCE_BPF_RINGBUF_DEFAULT	(8u << 20)	/* bytes */
@@ -56,6 +57,7 @@ struct source_bpf_stats {
 	int nr_cpus;			/* entries of lost_cpu */
 	const uint64_t *lost_cpu;	/* lost per CPU; owned by the source, valid until close */
 	uint32_t attached;		/* SOURCE_BPF_EV() bits of the kinds attached */
+	uint64_t hook_records;		/* PELT records from the update_load_avg() hook */
 };
 
 struct source_bpf;
@@ -105,6 +107,12 @@ int source_bpf_flush(struct source_bpf *s, imb_event_fn fn, void *ctx);
 
 /** source_bpf_stats - counters so far; @st->lost_cpu points into @s */
 void source_bpf_stats(const struct source_bpf *s, struct source_bpf_stats *st);
+
+/**
+ * source_bpf_pelt_hook - whether the update_load_avg() hook feeds the PELT
+ * records (@st->usable: attached), or why not (@st->reason)
+ */
+void source_bpf_pelt_hook(const struct source_bpf *s, struct pelt_hook_status *st);
 
 /** source_bpf_info - fill a struct source_info ("bpf", clock "mono") */
 void source_bpf_info(const struct source_bpf *s, struct source_info *info);

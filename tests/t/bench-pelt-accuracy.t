@@ -1,14 +1,33 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# bench-pelt-accuracy.t - bench/pelt-accuracy.sh --quick runs and prints its figures (needs
-# root for BPF and tracefs), so the benchmark never rots.
-if [ "$(id -u)" != 0 ]; then echo "1..0 # SKIP needs root (BPF, tracefs)"; exit 0; fi
+# bench-pelt-accuracy.t - bench/pelt-accuracy.sh --quick records each case
+# with `imbalanced record` and prints its live and offline figures (needs
+# root for BPF and cgroups), so the benchmark never rots.
+if [ "$(id -u)" != 0 ]; then echo "1..0 # SKIP needs root (BPF, cgroups)"; exit 0; fi
 out=$(IMBALANCED=${IMBALANCED:-./imbalanced} sh "${top_srcdir:-.}/bench/pelt-accuracy.sh" --quick 2>&1)
 rc=$?
 echo "$out" | sed 's/^/# /'
-if [ $rc = 0 ] && echo "$out" | grep -q 'util_avg' && echo "$out" | grep -q 'entity updates'; then
-	echo "ok 1 - bench/pelt-accuracy.sh --quick prints its figures"
-else
-	echo "not ok 1 - bench/pelt-accuracy.sh --quick prints its figures"
-fi
-echo "1..1"
+n=0
+fail=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
+}
+[ $rc = 0 ] && echo "$out" | grep -q '^kernel PELT values from: ' && echo "$out" | grep -q 'entity updates'
+ok $? "bench/pelt-accuracy.sh --quick runs (status $rc), says where the kernel's values come from and the engine's cost"
+for c in busy periodic multi-group cgroup; do
+	# the case's CPU util_avg row: live and offline samples both > 0
+	echo "$out" | awk -v c="$c" '
+		/^case / { cur = $2; sub(":", "", cur) }
+		cur == c && $1 == "cpu" && $2 == "util_avg" && $5 > 0 && $8 > 0 { found = 1 }
+		END { exit !found }'
+	ok $? "case $c: recorded once, live and offline figures with samples"
+done
+echo "$out" | grep -q 'live: group /imb-bench-[0-9]* run queue' &&
+	echo "$out" | grep -E -q '^    cpu[0-9]+: util_avg [+-][0-9]+'
+ok $? "case cgroup: the bench's cgroup run queue compared per CPU"
+ls -d /sys/fs/cgroup/cpu/imb-bench-* /sys/fs/cgroup/imb-bench-* /sys/fs/cgroup/unified/imb-bench-* 2>/dev/null | grep -q .
+[ $? != 0 ]
+ok $? "the bench's cgroup is removed"
+echo "1..$n"
+exit $fail
