@@ -1068,6 +1068,8 @@ static const struct pelt_cfs *post_init_cfs(struct model *m, const struct model_
 	struct pelt_cfs *k = &m->post_init_k;
 	uint64_t util, load;
 
+	if (m->opts.plain_events)
+		return group_cfs(m, cpu, id);
 	if (g && g->k_ns && g->k_ns < t->first_ns) {
 		util = g->k_avg[MODEL_SIG_UTIL];
 		load = g->k_avg[MODEL_SIG_LOAD];
@@ -1680,10 +1682,14 @@ static int cpu_compare_pending(struct model *m, const struct imb_event *ev)
  * model applies removed load and propagates there.
  */
 /* The engine's error against the group's last kernel record, now. */
-static void group_compare(struct model_group *g)
+static void group_compare(struct model *m, struct model_group *g)
 {
 	g->k_pending = g->k_after = false;
 	g->k_compared++;
+	err_add(&m->err_group[MODEL_SIG_UTIL], g->cfs.avg.util_avg, g->k_avg[MODEL_SIG_UTIL]);
+	err_add(&m->err_group[MODEL_SIG_RUNNABLE], g->cfs.avg.runnable_avg,
+		g->k_avg[MODEL_SIG_RUNNABLE]);
+	err_add(&m->err_group[MODEL_SIG_LOAD], g->cfs.avg.load_avg, g->k_avg[MODEL_SIG_LOAD]);
 	g->k_err[MODEL_SIG_UTIL] = (int64_t)g->cfs.avg.util_avg - (int64_t)g->k_avg[MODEL_SIG_UTIL];
 	g->k_err[MODEL_SIG_RUNNABLE] = (int64_t)g->cfs.avg.runnable_avg -
 				       (int64_t)g->k_avg[MODEL_SIG_RUNNABLE];
@@ -1719,7 +1725,7 @@ static void group_kernel_note(struct model *m, struct model_group *g, const stru
 	if (g->k_pending)
 		return;			/* the newer values replace the waiting ones */
 	if (m->nr_gpend == MODEL_GROUP_PENDING) {
-		group_compare(g);	/* no room to wait: compare at the record */
+		group_compare(m, g);	/* no room to wait: compare at the record */
 		return;
 	}
 	g->k_pending = true;
@@ -1751,7 +1757,7 @@ static bool group_compare_pending(struct model *m, const struct imb_event *ev)
 			after = true;
 			m->gpend[n++] = m->gpend[i];
 		} else {
-			group_compare(g);
+			group_compare(m, g);
 		}
 	}
 	m->nr_gpend = n;
@@ -1767,7 +1773,7 @@ static void group_compare_after(struct model *m)
 		struct model_group *g = model_group_find(m, m->gpend[i].cpu, m->gpend[i].id);
 
 		if (g && g->k_pending && g->k_after)
-			group_compare(g);
+			group_compare(m, g);
 		else if (g && g->k_pending)
 			m->gpend[n++] = m->gpend[i];
 	}
@@ -1930,6 +1936,10 @@ static void ev_pelt_se_group(struct model *m, const struct imb_event *ev)
 	if (k->last_update_time < g->cfs.avg.last_update_time)
 		return;
 	path_update(m, ev->cpu, g->id, k->last_update_time);
+	/* the entity as the update left it: compared as the tasks' are */
+	err_add(&m->err_group_se[MODEL_SIG_UTIL], g->se.util_avg, k->util_avg);
+	err_add(&m->err_group_se[MODEL_SIG_RUNNABLE], g->se.runnable_avg, k->runnable_avg);
+	err_add(&m->err_group_se[MODEL_SIG_LOAD], g->se.load_avg, k->load_avg);
 }
 
 static void ev_pelt_se(struct model *m, const struct imb_event *ev)
@@ -1984,6 +1994,47 @@ kernel:
 	t->kavg_ns = ev->ts_ns;
 }
 
+/*
+ * --plain-events: a kernel record is only a reference.  The engine, fed
+ * by the sched events alone, is brought to the record's event time with
+ * its own state and compared; group records are skipped (the engine has
+ * no groups then).  A root record waits like the others for the event
+ * that changes its CPU (cpu_compare_pending()).
+ */
+static void ev_pelt_plain(struct model *m, const struct imb_event *ev)
+{
+	uint64_t ts = ev->ts_ns;
+
+	if (ev->cpu < 0 || ev->cpu >= m->nr_cpus)
+		return;
+	if (ev->kind == IMB_EV_PELT_CFS && ev->pelt_cfs.root) {
+		struct model_cpu *c = &m->cpus[ev->cpu];
+
+		m->has_kernel_pelt = true;
+		cpu_account(c, ts);
+		cpu_pelt_update(c, ts);
+		c->kcfs = ev->pelt_cfs;
+		c->kcfs_ns = ts;
+		if (ts - m->t0_ns < MODEL_PLAIN_WARMUP_NS)
+			return;
+		c->cmp_pending = true;
+		c->cmp_ns = ts;
+		c->cmp_k = ev->pelt_cfs;
+	} else if (ev->kind == IMB_EV_PELT_SE && ev->pelt_se.pid > 0) {
+		const struct imb_ev_pelt_se *k = &ev->pelt_se;
+		struct model_task *t = model_task_find(m, k->pid);
+
+		m->has_kernel_pelt = true;
+		if (!t || !t->fair || !t->pelt_valid || t->cpu != ev->cpu ||
+		    ts - t->first_ns < MODEL_PLAIN_WARMUP_NS || ts - m->t0_ns < MODEL_PLAIN_WARMUP_NS)
+			return;
+		task_pelt_update(m, t, ts);
+		err_add(&m->err_task[MODEL_SIG_UTIL], t->avg.util_avg, k->util_avg);
+		err_add(&m->err_task[MODEL_SIG_RUNNABLE], t->avg.runnable_avg, k->runnable_avg);
+		err_add(&m->err_task[MODEL_SIG_LOAD], t->avg.load_avg, k->load_avg);
+	}
+}
+
 int model_event(struct model *m, const struct imb_event *ev)
 {
 	struct imb_event e;
@@ -1999,6 +2050,16 @@ int model_event(struct model *m, const struct imb_event *ev)
 		e = *ev;
 		e.ts_ns = m->now_ns;
 		ev = &e;
+	}
+	if (m->opts.plain_events &&
+	    ((ev->flags & IMB_EVF_RQ_CLOCKS) || (ev->kind == IMB_EV_SWITCH && ev->sw.next_group))) {
+		if (ev != &e) {
+			e = *ev;
+			ev = &e;
+		}
+		e.flags &= ~IMB_EVF_RQ_CLOCKS;
+		if (e.kind == IMB_EV_SWITCH)
+			e.sw.next_group = 0;
 	}
 	m->now_ns = ev->ts_ns;
 	m->events++;
@@ -2045,10 +2106,16 @@ int model_event(struct model *m, const struct imb_event *ev)
 		ev_runtime(m, ev);
 		break;
 	case IMB_EV_PELT_CFS:
-		ev_pelt_cfs(m, ev);
+		if (m->opts.plain_events)
+			ev_pelt_plain(m, ev);
+		else
+			ev_pelt_cfs(m, ev);
 		break;
 	case IMB_EV_PELT_SE:
-		ev_pelt_se(m, ev);
+		if (m->opts.plain_events)
+			ev_pelt_plain(m, ev);
+		else
+			ev_pelt_se(m, ev);
 		break;
 	case IMB_EV_VRUNTIME:
 		if (ev->cpu >= 0 && ev->cpu < m->nr_cpus)

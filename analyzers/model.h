@@ -169,7 +169,17 @@ struct model_opts {
 	size_t max_tasks;		/* bound on the task table (0 = 65536) */
 	size_t max_groups;		/* bound on the group table (0 = MODEL_MAX_GROUPS) */
 	int pelt_version;		/* enum pelt_version + 1; 0: PELT_VERSION_DEFAULT */
+	/*
+	 * Take the stream as a plain sched-event recording (tracefs,
+	 * trace.dat): no task-group ids, no run-queue clocks; the kernel's
+	 * PELT records, where the stream has them, are only compared with
+	 * the engine (at their event time, after PLAIN_WARMUP_NS of the run
+	 * or of the task's life), never used to seed, place or update it.
+	 */
+	bool plain_events;
 };
+
+#define MODEL_PLAIN_WARMUP_NS 500000000ull	/* PELT forgets an unknown past in ~0.35 s */
 
 struct model {
 	struct model_opts opts;
@@ -214,6 +224,8 @@ struct model {
 
 	struct model_err_hist err_cpu[MODEL_SIG__COUNT];
 	struct model_err_hist err_task[MODEL_SIG__COUNT];
+	struct model_err_hist err_group[MODEL_SIG__COUNT];	/* task groups' run queues */
+	struct model_err_hist err_group_se[MODEL_SIG__COUNT];	/* task groups' entities */
 };
 
 /**

@@ -41,6 +41,7 @@ enum {
 	OPT_JSON = 256, OPT_PER_WINDOW, OPT_DB, OPT_WINDOW, OPT_CAPACITY, OPT_TOPOLOGY, OPT_GROUP_BY,
 	OPT_UNFAIR, OPT_UNFAIR_MIN, OPT_IMB_PCT, OPT_DRIFT, OPT_PINGPONG, OPT_FAIL_ON, OPT_TOP,
 	OPT_DUMP, OPT_TGIDS, OPT_PP_MIN, OPT_MIG_MIN, OPT_CONC, OPT_OVL_MIN, OPT_OVL_FRAC,
+	OPT_PLAIN,
 };
 
 static const struct option analyze_longopts[] = {
@@ -60,6 +61,7 @@ static const struct option analyze_longopts[] = {
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "dump-events", no_argument, NULL, OPT_DUMP },
 	{ "tgids", required_argument, NULL, OPT_TGIDS },
+	{ "plain-events", no_argument, NULL, OPT_PLAIN },
 	{ "pingpong-min", required_argument, NULL, OPT_PP_MIN },
 	{ "migration-min", required_argument, NULL, OPT_MIG_MIN },
 	{ "concentration-threshold", required_argument, NULL, OPT_CONC },
@@ -115,6 +117,10 @@ static void analyze_usage(FILE *f)
 		"  --tgids FILE           pid->tgid map ('PID TGID' lines; default: FILE.tgids\n"
 		"                         or NAME.tgids beside NAME.dat when present)\n"
 		"  --group-by KIND        jobs by process (default), comm or cgroup\n"
+		"  --plain-events         analyse a recording as if it held only what a tracefs\n"
+		"                         or trace.dat recording has (no task groups, no run\n"
+		"                         queue clocks); its kernel PELT values are then only\n"
+		"                         compared with the engine (after 0.5 s), never used\n"
 		"  --unfairness-threshold PCT   finding above this unfairness (default 10)\n"
 		"  --unfairness-min DURATION    ...sustained this long (default 5s)\n"
 		"  --imbalance-pct N      imbalance_pct of the MC/LLC domain (default 117)\n"
@@ -428,6 +434,9 @@ int cmd_analyze(int argc, char **argv)
 		switch (c) {
 		case OPT_PER_WINDOW:
 			o.per_window = true;
+			break;
+		case OPT_PLAIN:
+			o.mopts.plain_events = true;
 			break;
 		case OPT_JSON:
 			o.json = true;

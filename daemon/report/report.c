@@ -211,6 +211,8 @@ static void json_run(struct json *j, const struct report_run *r, const struct gr
 	json_kv_bool(j, "kernel_reference", m->has_kernel_pelt);
 	json_err_hists(j, "signals", m->err_cpu);
 	json_err_hists(j, "task_signals", m->err_task);
+	json_err_hists(j, "group_signals", m->err_group);
+	json_err_hists(j, "group_entity_signals", m->err_group_se);
 	{
 		struct pelt_expect e;
 
@@ -351,19 +353,27 @@ void report_text(FILE *f, const struct report_run *r, unsigned int top, bool ver
 	}
 
 	if (m->has_kernel_pelt) {
+		const struct {
+			const char *label;
+			const struct model_err_hist *h;
+		} rows[] = {
+			{ "cpu", m->err_cpu },
+			{ "task", m->err_task },
+			{ "group run queue", m->err_group },
+			{ "group entity", m->err_group_se },
+		};
+
 		fprintf(f, "\nPELT engine vs kernel (abs error, 1024 = full CPU):\n");
-		for (int s = 0; s < MODEL_SIG__COUNT; s++)
-			fprintf(f, "  cpu  %-13s median %" PRIu64 "  p95 %" PRIu64 "  max %" PRIu64
-				"  (%" PRIu64 " samples)\n", sig_names[s],
-				model_err_quantile(&m->err_cpu[s], 0.5),
-				model_err_quantile(&m->err_cpu[s], 0.95), m->err_cpu[s].max_abs,
-				m->err_cpu[s].samples);
-		for (int s = 0; s < MODEL_SIG__COUNT; s++)
-			fprintf(f, "  task %-13s median %" PRIu64 "  p95 %" PRIu64 "  max %" PRIu64
-				"  (%" PRIu64 " samples)\n", sig_names[s],
-				model_err_quantile(&m->err_task[s], 0.5),
-				model_err_quantile(&m->err_task[s], 0.95), m->err_task[s].max_abs,
-				m->err_task[s].samples);
+		for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+			if (i >= 2 && !rows[i].h[MODEL_SIG_UTIL].samples)
+				continue;	/* no task groups in the recording */
+			for (int s = 0; s < MODEL_SIG__COUNT; s++)
+				fprintf(f, "  %-15s %-13s median %" PRIu64 "  p95 %" PRIu64
+					"  max %" PRIu64 "  (%" PRIu64 " samples)\n", rows[i].label,
+					sig_names[s], model_err_quantile(&rows[i].h[s], 0.5),
+					model_err_quantile(&rows[i].h[s], 0.95), rows[i].h[s].max_abs,
+					rows[i].h[s].samples);
+		}
 		if (report_pelt_text(f, r))
 			fprintf(f, "(out of memory listing the task groups)\n");
 	}

@@ -19,13 +19,18 @@ for c in busy periodic multi-group cgroup; do
 	# the case's CPU util_avg row: live and offline samples both > 0
 	echo "$out" | awk -v c="$c" '
 		/^case / { cur = $2; sub(":", "", cur) }
-		cur == c && $1 == "cpu" && $2 == "util_avg" && $5 > 0 && $8 > 0 { found = 1 }
+		cur == c && $1 == "cpu" && $2 == "util_avg" && $5 > 0 && $8 > 0 && $10 != "-" { found = 1 }
 		END { exit !found }'
-	ok $? "case $c: recorded once, live and offline figures with samples"
+	ok $? "case $c: recorded once, live, offline and plain-events figures with samples"
 done
-echo "$out" | grep -q 'live: group /imb-bench-[0-9]* run queue' &&
-	echo "$out" | grep -E -q '^    cpu[0-9]+: util_avg [+-][0-9]+'
-ok $? "case cgroup: the bench's cgroup run queue compared per CPU"
+# the cgroup case: its cgroup in the recording, its run queues and
+# entities compared (group rows with samples, live and offline)
+echo "$out" | grep -q "the bench's cgroup (id [0-9]*) is in the recording's groups" &&
+	echo "$out" | awk '
+		/^case / { cur = $2; sub(":", "", cur) }
+		cur == "cgroup" && ($1 == "group" || $1 == "gr.ent") && $2 == "util_avg" && $5 > 0 && $8 > 0 { n++ }
+		END { exit n != 2 }'
+ok $? "case cgroup: the bench's cgroup in the recording, its run queues and entity compared"
 ls -d /sys/fs/cgroup/cpu/imb-bench-* /sys/fs/cgroup/imb-bench-* /sys/fs/cgroup/unified/imb-bench-* 2>/dev/null | grep -q .
 [ $? != 0 ]
 ok $? "the bench's cgroup is removed"

@@ -16,7 +16,7 @@ FIX=${top_srcdir:-.}/tests/fixtures/groups-periodic.txt.gz
 T=$(mktemp -d "${TMPDIR:-/tmp}/pelt-groups-t.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
-echo "1..6"
+echo "1..7"
 if ! "$IMB" analyze --json "$FIX" >"$T/out.json" 2>"$T/err"; then
 	echo "not ok 1 - analyze reads the recording"; cat "$T/err" | sed 's/^/# /'
 	exit 0
@@ -57,4 +57,20 @@ import json, sys
 e = json.load(open(sys.argv[1]))["pelt"]["expected_error"]
 ok = e["basis"] == "reference measurements" and "flat" in e["load"] and e["cpu_util_avg_p95"] > 16
 print(("ok" if ok else "not ok"), 6, "- a trace.dat states the flat model's reference error: %s" % e)
+PY
+# --plain-events: the same recording as a tracefs or trace.dat recording
+# would give it (no group ids, no run-queue clocks); the kernel's values
+# only compared, after the warm-up, and the flat model's reference error
+"$IMB" analyze --json --plain-events "$FIX" >"$T/plain.json" 2>/dev/null
+python3 - "$T/plain.json" "$T/out.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["pelt"]
+full = json.load(open(sys.argv[2]))["pelt"]
+c, t, g = p["signals"]["util_avg"], p["task_signals"]["util_avg"], p["group_signals"]["util_avg"]
+ok = (p["kernel_reference"] and 0 < c["samples"] < full["signals"]["util_avg"]["samples"]
+      and g["samples"] == 0 and t["samples"] > 1000 and t["p95_abs_err"] <= 16
+      and "flat" in p["expected_error"]["load"])
+print(("ok" if ok else "not ok"), 7, "- --plain-events: CPU util_avg p95 %d over %d samples (after the warm-up), "
+      "tasks p95 %d, no group compared, expected error %s" % (c["p95_abs_err"], c["samples"], t["p95_abs_err"],
+      p["expected_error"]["load"]))
 PY
