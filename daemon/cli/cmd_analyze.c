@@ -20,6 +20,7 @@
 #include "daemon/source/source.h"
 #include "daemon/sink/store.h"
 #include "daemon/host/topology.h"
+#include "daemon/util.h"
 
 struct analyze_opts {
 	bool json;
@@ -225,7 +226,7 @@ struct analyze_run {
 	int keep_rc;
 };
 
-static bool file_is_text_name(const char *path);
+static bool file_is_text(const char *path);
 
 /* --per-window: copy the window's CPU rows for the report. */
 static int keep_window(struct analyze_run *r, const struct imb_window *w)
@@ -278,7 +279,7 @@ static void on_window(struct imb_window *w, void *ctx)
 	if (!r->store_rc && !r->run_id) {
 		struct store_run_info ri = {
 			.started_ns = 0,	/* wall clock now: an offline run starts now */
-			.source = file_is_text_name(r->path) ? "text" : "trace.dat",
+			.source = file_is_text(r->path) ? "text" : "trace.dat",
 			.host = r->path,	/* offline: the file analysed */
 			.kernel = "",
 			.nr_cpus = (uint32_t)w->nr_cpus,
@@ -331,7 +332,7 @@ static int load_tgids(struct pipeline *p, const char *path, const char *explicit
 	if (explicit_path) {
 		f = fopen(explicit_path, "re");
 		if (!f) {
-			snprintf(err, SOURCE_ERR_LEN, "%s: %s", explicit_path, strerror(errno));
+			err_set(err, "%s: %s", explicit_path, strerror(errno));
 			return -errno;
 		}
 		*used = explicit_path;
@@ -365,23 +366,18 @@ static int load_tgids(struct pipeline *p, const char *path, const char *explicit
 		while (*end == ' ' || *end == '\t' || *end == '\n')
 			end++;
 		if (pid <= 0 || tgid <= 0 || pid > INT32_MAX || tgid > INT32_MAX || *end) {
-			snprintf(err, SOURCE_ERR_LEN, "%.180s: line %d: want 'PID TGID'", *used, lineno);
+			err_set(err, "%.180s: line %d: want 'PID TGID'", *used, lineno);
 			rc = -EINVAL;
 			break;
 		}
 		if (pipeline_tgid_hint(p, (int32_t)pid, (int32_t)tgid)) {
-			snprintf(err, SOURCE_ERR_LEN, "%.200s: out of memory", *used);
+			err_set(err, "%.200s: out of memory", *used);
 			rc = -ENOMEM;
 			break;
 		}
 	}
 	fclose(f);
 	return rc;
-}
-
-static bool file_is_text_name(const char *path)
-{
-	return !strcmp(path, "-") || source_text_sniff(path);
 }
 
 static bool file_is_text(const char *path)
@@ -406,7 +402,7 @@ int cmd_analyze(int argc, char **argv)
 	int nruns, c, rc = CLI_EXIT_OK;
 	unsigned long v;
 	uint64_t ns;
-	struct option longopts[sizeof(analyze_longopts) / sizeof(analyze_longopts[0]) +
+	struct option longopts[ARRAY_SIZE(analyze_longopts) +
 				ANALYZE_KEYS_MAX];
 	char key_flags[ANALYZE_KEYS_MAX][48];
 	const char *key_names[ANALYZE_KEYS_MAX];

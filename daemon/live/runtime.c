@@ -43,6 +43,7 @@
 #include "daemon/source/tracefs.h"
 #include "daemon/sink/store.h"
 #include "daemon/host/topology.h"
+#include "daemon/util.h"
 
 #define POLL_MS 100
 
@@ -91,14 +92,6 @@ static void rt_log(const struct runtime *rt, int level, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t real_ns(void)
 {
 	struct timespec ts;
@@ -116,13 +109,13 @@ static int rt_config_read(const struct runtime_opts *o, struct config *c, char *
 	config_defaults(c);
 	rc = config_load(c, o->config_path, o->config_missing_ok, kerr);
 	if (rc) {
-		snprintf(err, 256, "%.100s: %.150s", o->config_path, kerr);
+		err_set(err, "%.100s: %.150s", o->config_path, kerr);
 		return rc;
 	}
 	for (int i = 0; i < o->nr_overrides; i++) {
 		rc = config_set(c, o->overrides[i][0], o->overrides[i][1], kerr);
 		if (rc) {
-			snprintf(err, 256, "%s", kerr);
+			err_set(err, "%s", kerr);
 			return rc;
 		}
 	}
@@ -236,7 +229,7 @@ static int rt_source_open(struct runtime *rt, char *err)
 		/* bounded as the model's group table is (one entry per group, not per CPU) */
 		rt->names = group_names_new(rt->cfg.max_groups);
 		if (!rt->names) {
-			snprintf(err, 256, "out of memory");
+			err_set(err, "out of memory");
 			return -ENOMEM;
 		}
 		bo.group_names = rt->names;
@@ -252,7 +245,7 @@ static int rt_source_open(struct runtime *rt, char *err)
 			return 0;
 		}
 		if (rt->cfg.source == CONFIG_SOURCE_BPF) {
-			snprintf(err, 256, "BPF source: %s", berr);
+			err_set(err, "BPF source: %s", berr);
 			return -ENOTSUP;
 		}
 		rt_log(rt, LOG_WARN, "BPF source unavailable (%s); falling back to tracefs", berr);
@@ -269,8 +262,8 @@ static int rt_source_open(struct runtime *rt, char *err)
 			rt_log(rt, LOG_INFO, "removed %d stale tracefs instance(s)", removed);
 		rt->tfs = source_tracefs_open(&to, terr);
 		if (!rt->tfs) {
-			snprintf(err, 256, "no event source: %s%s%s", berr[0] ? berr : "",
-				 berr[0] ? "; tracefs: " : "", terr);
+			err_set(err, "no event source: %s%s%s", berr[0] ? berr : "",
+				berr[0] ? "; tracefs: " : "", terr);
 			return -ENOTSUP;
 		}
 		rt->source_name = "tracefs";
@@ -336,7 +329,7 @@ static int rt_store_open(struct runtime *rt, char *err)
 	}
 	rt->store = store_open(rt->cfg.db, &so, &serr);
 	if (!rt->store) {
-		snprintf(err, 256, "%.120s: %.120s", rt->cfg.db, serr ? serr : strerror(errno));
+		err_set(err, "%.120s: %.120s", rt->cfg.db, serr ? serr : strerror(errno));
 		return -EIO;
 	}
 	return 0;
@@ -356,7 +349,7 @@ static int rt_store_run_begin(struct runtime *rt, char *err)
 		return 0;
 	rt->run_id = store_run_begin(rt->store, &ri);
 	if (rt->run_id < 0) {
-		snprintf(err, 256, "%.120s: %.120s", rt->cfg.db, store_last_error(rt->store));
+		err_set(err, "%.120s: %.120s", rt->cfg.db, store_last_error(rt->store));
 		return -EIO;
 	}
 	return 0;
@@ -381,7 +374,7 @@ static int rt_http_start(struct runtime *rt, char *err)
 	rt->http_be.version = PACKAGE_VERSION;
 	rt->http = http_start(&ho, &rt->http_be, &herr);
 	if (!rt->http) {
-		snprintf(err, 256, "HTTP on %s: %s", rt->cfg.listen, herr ? herr : strerror(errno));
+		err_set(err, "HTTP on %s: %s", rt->cfg.listen, herr ? herr : strerror(errno));
 		return -EADDRINUSE;
 	}
 	return 0;
@@ -687,13 +680,13 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 		return rc;
 	hostinfo_probe(&rt.host);
 	if (!o->replay_path && !rt.host.live_ok) {
-		snprintf(err, 256, "live mode cannot run here: %.200s", rt.host.reason);
+		err_set(err, "live mode cannot run here: %.200s", rt.host.reason);
 		return -ENOTSUP;
 	}
 
 	rt.snap = snapshot_new(0, 0);
 	if (!rt.snap) {
-		snprintf(err, 256, "out of memory");
+		err_set(err, "out of memory");
 		return -ENOMEM;
 	}
 	rc = rt_store_open(&rt, err);
@@ -705,7 +698,7 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 	if (o->record_path) {
 		rt.rec = fopen(o->record_path, "we");
 		if (!rt.rec) {
-			snprintf(err, 256, "%.200s: %s", o->record_path, strerror(errno));
+			err_set(err, "%.200s: %s", o->record_path, strerror(errno));
 			rc = -errno;
 			goto out;
 		}
@@ -726,7 +719,7 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 	if (rt.cfg.flight_recorder_s) {
 		rt.fr = flightrec_new(rt.cfg.flight_recorder_s, rt.cfg.flight_recorder_max_events);
 		if (!rt.fr) {
-			snprintf(err, 256, "flight recorder: %s", strerror(errno));
+			err_set(err, "flight recorder: %s", strerror(errno));
 			rc = -ENOMEM;
 			goto out;
 		}
@@ -741,14 +734,14 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 
 		rt.alerts = alerts_new(&rt.cfg, &sink, rt.fr);
 		if (!rt.alerts) {
-			snprintf(err, 256, "out of memory");
+			err_set(err, "out of memory");
 			rc = -ENOMEM;
 			goto out;
 		}
 	}
 	rc = rt_pipeline_new(&rt);
 	if (rc) {
-		snprintf(err, 256, "out of memory");
+		err_set(err, "out of memory");
 		goto out;
 	}
 	memset(&si, 0, sizeof(si));
@@ -780,7 +773,7 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 			source_text_read(o->replay_path, rt_on_event, &rt, &info, serr) :
 			source_tracedat_read(o->replay_path, rt_on_event, &rt, &info, serr);
 		if (rc) {
-			snprintf(err, 256, "%.100s: %.150s", o->replay_path, serr);
+			err_set(err, "%.100s: %.150s", o->replay_path, serr);
 			goto out;
 		}
 		alerts_poll(rt.alerts);
@@ -790,7 +783,7 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 
 		rc = rt_source_poll(&rt, POLL_MS);
 		if (rc < 0 && rc != -EINTR) {
-			snprintf(err, 256, "%s source: %s", rt.source_name, strerror(-rc));
+			err_set(err, "%s source: %s", rt.source_name, strerror(-rc));
 			goto out;
 		}
 		now = mono_ns();
