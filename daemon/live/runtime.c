@@ -664,12 +664,186 @@ static void rt_done(struct runtime *rt)
 	store_close(rt->store);
 }
 
+/*
+ * rt_open - everything a run needs, in the order it is torn down by
+ * rt_done(): store, HTTP, the --record file, the state directory, the
+ * source (not for a replay), the store's run, the flight recorder, the
+ * alerts and the pipeline.  Returns 0 or -errno with @err filled.
+ */
+static int rt_open(struct runtime *rt, char *err)
+{
+	const struct runtime_opts *o = rt->o;
+	struct alerts_sink sink = {
+		.deliver = rt_alert_store,
+		.ctx = rt,
+		.journal = true,
+	};
+	int rc;
+
+	rc = rt_store_open(rt, err);
+	if (rc)
+		return rc;
+	rc = rt_http_start(rt, err);
+	if (rc)
+		return rc;
+	if (o->record_path) {
+		rt->rec = fopen(o->record_path, "we");
+		if (!rt->rec) {
+			err_set(err, "%.200s: %s", o->record_path, strerror(errno));
+			return -errno;
+		}
+		fprintf(rt->rec, "%s\n", event_text_header());
+	}
+	if (rt->cfg.state_dir[0] && mkdir(rt->cfg.state_dir, 0750) && errno != EEXIST)
+		rt_log(rt, LOG_WARN, "%.200s: %s", rt->cfg.state_dir, strerror(errno));
+	if (o->replay_path) {
+		rt->source_name = "replay";
+	} else {
+		rc = rt_source_open(rt, err);
+		if (rc)
+			return rc;
+	}
+	rc = rt_store_run_begin(rt, err);
+	if (rc)
+		return rc;
+	if (rt->cfg.flight_recorder_s) {
+		rt->fr = flightrec_new(rt->cfg.flight_recorder_s, rt->cfg.flight_recorder_max_events);
+		if (!rt->fr) {
+			err_set(err, "flight recorder: %s", strerror(errno));
+			return -ENOMEM;
+		}
+		flightrec_set_keep(rt->fr, rt->cfg.flight_recorder_keep);
+	}
+	rt->alerts = alerts_new(&rt->cfg, &sink, rt->fr);
+	if (!rt->alerts) {
+		err_set(err, "out of memory");
+		return -ENOMEM;
+	}
+	rc = rt_pipeline_new(rt);
+	if (rc) {
+		err_set(err, "out of memory");
+		return rc;
+	}
+	return 0;
+}
+
+/* rt_publish_info - what /api/v1/status says about this run */
+static void rt_publish_info(struct runtime *rt)
+{
+	struct snapshot_info si;
+
+	memset(&si, 0, sizeof(si));
+	snprintf(si.source, sizeof(si.source), "%s", rt->source_name);
+	snprintf(si.kernel, sizeof(si.kernel), "%.63s", rt->host.kernel);
+	gethostname(si.host, sizeof(si.host) - 1);
+	si.nr_cpus = (uint32_t)rt->host.nr_cpus;
+	si.window_ns = rt->cfg.analyzer.window_ns;
+	si.started_ns = real_ns();
+	snapshot_set_info(rt->snap, &si);
+}
+
+/* rt_replay - a recording through the same sinks, as fast as it reads */
+static int rt_replay(struct runtime *rt, char *err)
+{
+	const char *path = rt->o->replay_path;
+	struct source_info info;
+	char serr[SOURCE_ERR_LEN] = "";
+	int rc;
+
+	rc = source_text_sniff(path) ? source_text_read(path, rt_on_event, rt, &info, serr) :
+				       source_tracedat_read(path, rt_on_event, rt, &info, serr);
+	if (rc) {
+		err_set(err, "%.100s: %.150s", path, serr);
+		return rc;
+	}
+	alerts_poll(rt->alerts);
+	return 0;
+}
+
+/*
+ * rt_loop - the live loop: poll the source, close windows on event time and
+ * on a quiet host, keep systemd's watchdog and status, deliver alerts,
+ * reload on SIGHUP, until @stop or --duration.  Returns 0 or -errno with
+ * @err filled when the source fails.
+ */
+static int rt_loop(struct runtime *rt, volatile sig_atomic_t *stop, volatile sig_atomic_t *reload,
+		   uint64_t t_start, uint64_t wd_usec, char *err)
+{
+	uint64_t last_wd = 0, last_status = 0;
+	int rc;
+
+	while (!*stop) {
+		uint64_t now;
+
+		rc = rt_source_poll(rt, POLL_MS);
+		if (rc < 0 && rc != -EINTR) {
+			err_set(err, "%s source: %s", rt->source_name, strerror(-rc));
+			return rc;
+		}
+		now = mono_ns();
+		/*
+		 * Close windows on a quiet host too; stay behind the sources'
+		 * reorder hold-back, and behind what a source that has fallen
+		 * behind has delivered, so no event of a closed window is late.
+		 */
+		if (now > 20000000ull) {
+			uint64_t until = now - 20000000ull, wm = rt_source_watermark(rt);
+
+			pipeline_flush(rt->p, until < wm ? until : wm);
+		}
+		if (wd_usec && now - last_wd >= wd_usec * 1000ull / 2) {
+			sd_notify(0, "WATCHDOG=1");
+			last_wd = now;
+		}
+		if (now - last_status >= 10000000000ull) {
+			char st[256];
+
+			rt_status_line(rt, st, sizeof(st));
+			sd_notifyf(0, "STATUS=%s", st);
+			last_status = now;
+		}
+		alerts_poll(rt->alerts);
+		if (*reload) {
+			*reload = 0;
+			rt_reload(rt);
+		}
+		if (rt->o->duration_ns && now - t_start >= rt->o->duration_ns)
+			break;
+	}
+	return 0;
+}
+
+/* rt_finish - drain the source, close the run, store and report its end */
+static void rt_finish(struct runtime *rt)
+{
+	struct imb_window *summary;
+	const struct model *m;
+	char st[256];
+
+	sd_notify(0, "STOPPING=1");
+	rt_source_drain(rt);
+	summary = pipeline_finish(rt->p);
+	if (summary && rt->o->report_path)
+		rt_report_write(rt, summary);
+	/* the findings' final state: episodes closed at the end, whole-run ones */
+	if (summary && rt->store && rt->run_id > 0 &&
+	    store_findings_commit(rt->store, rt->run_id, summary->findings, summary->nr_findings))
+		rt_log(rt, LOG_ERR, "%s: the findings' final state: %s", rt->cfg.db,
+		       store_last_error(rt->store));
+	imb_window_free(summary);
+
+	m = pipeline_model(rt->p);
+	rt_log(rt, LOG_INFO, "stopped: %" PRIu64 " windows, %" PRIu64 " events, %" PRIu64 " lost",
+	       rt->windows, m->events, m->lost_events);
+	rt_status_line(rt, st, sizeof(st));
+	sd_notifyf(0, "STATUS=stopped: %s", st);
+}
+
 int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 		 volatile sig_atomic_t *reload, char *err)
 {
 	struct runtime rt;
-	struct snapshot_info si;
-	uint64_t t_start, last_wd = 0, wd_usec = 0, last_status = 0;
+	uint64_t t_start, wd_usec = 0;
 	int rc;
 
 	memset(&rt, 0, sizeof(rt));
@@ -683,75 +857,15 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 		err_set(err, "live mode cannot run here: %.200s", rt.host.reason);
 		return -ENOTSUP;
 	}
-
 	rt.snap = snapshot_new(0, 0);
 	if (!rt.snap) {
 		err_set(err, "out of memory");
 		return -ENOMEM;
 	}
-	rc = rt_store_open(&rt, err);
+	rc = rt_open(&rt, err);
 	if (rc)
 		goto out;
-	rc = rt_http_start(&rt, err);
-	if (rc)
-		goto out;
-	if (o->record_path) {
-		rt.rec = fopen(o->record_path, "we");
-		if (!rt.rec) {
-			err_set(err, "%.200s: %s", o->record_path, strerror(errno));
-			rc = -errno;
-			goto out;
-		}
-		fprintf(rt.rec, "%s\n", event_text_header());
-	}
-	if (rt.cfg.state_dir[0] && mkdir(rt.cfg.state_dir, 0750) && errno != EEXIST)
-		rt_log(&rt, LOG_WARN, "%.200s: %s", rt.cfg.state_dir, strerror(errno));
-	if (o->replay_path) {
-		rt.source_name = "replay";
-	} else {
-		rc = rt_source_open(&rt, err);
-		if (rc)
-			goto out;
-	}
-	rc = rt_store_run_begin(&rt, err);
-	if (rc)
-		goto out;
-	if (rt.cfg.flight_recorder_s) {
-		rt.fr = flightrec_new(rt.cfg.flight_recorder_s, rt.cfg.flight_recorder_max_events);
-		if (!rt.fr) {
-			err_set(err, "flight recorder: %s", strerror(errno));
-			rc = -ENOMEM;
-			goto out;
-		}
-		flightrec_set_keep(rt.fr, rt.cfg.flight_recorder_keep);
-	}
-	{
-		struct alerts_sink sink = {
-			.deliver = rt_alert_store,
-			.ctx = &rt,
-			.journal = true,
-		};
-
-		rt.alerts = alerts_new(&rt.cfg, &sink, rt.fr);
-		if (!rt.alerts) {
-			err_set(err, "out of memory");
-			rc = -ENOMEM;
-			goto out;
-		}
-	}
-	rc = rt_pipeline_new(&rt);
-	if (rc) {
-		err_set(err, "out of memory");
-		goto out;
-	}
-	memset(&si, 0, sizeof(si));
-	snprintf(si.source, sizeof(si.source), "%s", rt.source_name);
-	snprintf(si.kernel, sizeof(si.kernel), "%.63s", rt.host.kernel);
-	gethostname(si.host, sizeof(si.host) - 1);
-	si.nr_cpus = (uint32_t)rt.host.nr_cpus;
-	si.window_ns = rt.cfg.analyzer.window_ns;
-	si.started_ns = real_ns();
-	snapshot_set_info(rt.snap, &si);
+	rt_publish_info(&rt);
 
 	if (!o->replay_path)
 		rt_nice_apply(&rt, rt.cfg.nice);
@@ -764,83 +878,13 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 	sd_watchdog_enabled(0, &wd_usec);
 	sd_notifyf(0, "READY=1\nSTATUS=attached (%s)", rt.source_name);
 
-	if (o->replay_path) {
-		/* a recording through the same sinks, as fast as it reads */
-		struct source_info info;
-		char serr[SOURCE_ERR_LEN] = "";
-
-		rc = source_text_sniff(o->replay_path) ?
-			source_text_read(o->replay_path, rt_on_event, &rt, &info, serr) :
-			source_tracedat_read(o->replay_path, rt_on_event, &rt, &info, serr);
-		if (rc) {
-			err_set(err, "%.100s: %.150s", o->replay_path, serr);
-			goto out;
-		}
-		alerts_poll(rt.alerts);
-	}
-	while (!*stop && !o->replay_path) {
-		uint64_t now;
-
-		rc = rt_source_poll(&rt, POLL_MS);
-		if (rc < 0 && rc != -EINTR) {
-			err_set(err, "%s source: %s", rt.source_name, strerror(-rc));
-			goto out;
-		}
-		now = mono_ns();
-		/*
-		 * Close windows on a quiet host too; stay behind the sources'
-		 * reorder hold-back, and behind what a source that has fallen
-		 * behind has delivered, so no event of a closed window is late.
-		 */
-		if (now > 20000000ull) {
-			uint64_t until = now - 20000000ull, wm = rt_source_watermark(&rt);
-
-			pipeline_flush(rt.p, until < wm ? until : wm);
-		}
-		if (wd_usec && now - last_wd >= wd_usec * 1000ull / 2) {
-			sd_notify(0, "WATCHDOG=1");
-			last_wd = now;
-		}
-		if (now - last_status >= 10000000000ull) {
-			char st[256];
-
-			rt_status_line(&rt, st, sizeof(st));
-			sd_notifyf(0, "STATUS=%s", st);
-			last_status = now;
-		}
-		alerts_poll(rt.alerts);
-		if (*reload) {
-			*reload = 0;
-			rt_reload(&rt);
-		}
-		if (o->duration_ns && now - t_start >= o->duration_ns)
-			break;
-	}
-	sd_notify(0, "STOPPING=1");
-	rt_source_drain(&rt);
-	{
-		struct imb_window *summary = pipeline_finish(rt.p);
-
-		if (summary && o->report_path)
-			rt_report_write(&rt, summary);
-		/* the findings' final state: episodes closed at the end, whole-run ones */
-		if (summary && rt.store && rt.run_id > 0 &&
-		    store_findings_commit(rt.store, rt.run_id, summary->findings, summary->nr_findings))
-			rt_log(&rt, LOG_ERR, "%s: the findings' final state: %s", rt.cfg.db,
-			       store_last_error(rt.store));
-		imb_window_free(summary);
-	}
-	{
-		const struct model *m = pipeline_model(rt.p);
-
-		char st[256];
-
-		rt_log(&rt, LOG_INFO, "stopped: %" PRIu64 " windows, %" PRIu64 " events, %" PRIu64
-		       " lost", rt.windows, m->events, m->lost_events);
-		rt_status_line(&rt, st, sizeof(st));
-		sd_notifyf(0, "STATUS=stopped: %s", st);
-	}
-	rc = 0;
+	if (o->replay_path)
+		rc = rt_replay(&rt, err);
+	else
+		rc = rt_loop(&rt, stop, reload, t_start, wd_usec, err);
+	if (rc)
+		goto out;
+	rt_finish(&rt);
 out:
 	rt_done(&rt);
 	return rc;
