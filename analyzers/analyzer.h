@@ -33,10 +33,10 @@ struct analyzer_config {
 	uint64_t simultaneous_ns;	/* wake-ups this close count as together (100 us) */
 	unsigned int drift_min_windows;	/* windows of drift before a finding (2) */
 	unsigned int concentration_even_pct;	/* top task's share >= this % of an even spread (200) */
-	uint64_t migration_numa_link_ns;	/* a migrate this soon after a NUMA move is its (100 ms) */
 	unsigned int numa_min_count;	/* conflicting moves / bounces for a finding (2) */
 	uint64_t numa_undo_ns;		/* a move undone within this is a bounce (1 s) */
-	uint64_t numa_link_ns;		/* a migrate this soon after move_numa is its move (100 ms) */
+	uint64_t numa_link_ns;		/* a migrate this soon after a NUMA move/swap of its task
+					 * carries that move out (100 ms; migration and numa) */
 	double competing_min;		/* competing: runnable >= this x the job's most (0.90) */
 	double span_runnable_min;	/* runnable the whole span: >= this of its life (0.95) */
 	double span_life_min;		/* ... and a life >= this of the run's longest (0.90) */

@@ -11,7 +11,7 @@ extern const struct analyzer_ops migration_analyzer;
 extern const struct analyzer_ops numa_analyzer;
 extern const struct analyzer_ops lost_analyzer;
 
-const struct analyzer_ops *const analyzers[ANALYZERS_MAX] = {
+const struct analyzer_ops *const analyzers[] = {
 	&overload_analyzer,
 	&fairness_analyzer,
 	&vruntime_analyzer,
@@ -20,4 +20,7 @@ const struct analyzer_ops *const analyzers[ANALYZERS_MAX] = {
 	&lost_analyzer,
 };
 
-const size_t analyzers_count = 6;
+const size_t analyzers_count = sizeof(analyzers) / sizeof(analyzers[0]);
+
+_Static_assert(sizeof(analyzers) / sizeof(analyzers[0]) <= ANALYZERS_MAX,
+	       "the pipeline keeps ANALYZERS_MAX states: raise it");

@@ -9,9 +9,10 @@
 
 #include "analyzer.h"
 
+/* the most analyzers the pipeline keeps state for */
 #define ANALYZERS_MAX 16
 
-extern const struct analyzer_ops *const analyzers[ANALYZERS_MAX];
+extern const struct analyzer_ops *const analyzers[];
 extern const size_t analyzers_count;
 
 #endif /* IMB_ANALYZERS_TABLE_H */

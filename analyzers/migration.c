@@ -6,7 +6,7 @@
  * Every sched_migrate_task gets a cause from what surrounds it in the
  * stream (doc/pelt.md §8); all of them are inferred from event order:
  *  - numa: a sched_move_numa/sched_swap_numa named the task within the
- *    last migration_numa_link_ns (100 ms);
+ *    last numa_link_ns (100 ms);
  *  - wakeup: between sched_waking and sched_wakeup of the task, or the task
  *    was asleep (the model still has it blocked);
  *  - active: the task was running, or the CPU the event came from runs the
@@ -185,7 +185,7 @@ static void mig_migrate(struct mig_state *s, const struct model *m, const struct
 
 	if (!t)
 		return;
-	if (t->numa_ts && ev->ts_ns - t->numa_ts <= s->cfg.migration_numa_link_ns)
+	if (t->numa_ts && ev->ts_ns - t->numa_ts <= s->cfg.numa_link_ns)
 		c = MIG_NUMA;
 	else if (t->waking || (mt && mt->state == MODEL_TASK_SLEEPING))
 		c = MIG_WAKEUP;
@@ -303,7 +303,7 @@ static void mig_causes(const struct mig_state *s, const struct mig_task *t, stru
 		"\"numa\":%llu,\"affinity\":%llu}", (unsigned long long)s->cause[0],
 		(unsigned long long)s->cause[1], (unsigned long long)s->cause[2],
 		(unsigned long long)s->cause[3], (unsigned long long)s->cause[4]);
-	evb_add(e, "\"numa_link_ns\":%llu", (unsigned long long)s->cfg.migration_numa_link_ns);
+	evb_add(e, "\"numa_link_ns\":%llu", (unsigned long long)s->cfg.numa_link_ns);
 	evb_add(e, "\"inferred\":\"all causes, from event order: numa after move/swap_numa, "
 		"wakeup between waking and wakeup or asleep, active if running or from "
 		"migration/N, lb_pull on the destination CPU, else affinity\"");

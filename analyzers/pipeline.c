@@ -50,7 +50,6 @@ void pipeline_config_defaults(struct analyzer_config *cfg)
 	cfg->simultaneous_ns = 100000ull;
 	cfg->drift_min_windows = 2;
 	cfg->concentration_even_pct = 200;
-	cfg->migration_numa_link_ns = 100000000ull;
 	cfg->numa_min_count = 2;
 	cfg->numa_undo_ns = 1000000000ull;
 	cfg->numa_link_ns = 100000000ull;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "daemon/cli/cli.h"
+#include "daemon/util.h"
 
 const struct cli_verb cli_verbs[] = {
 	{ "analyze", cmd_analyze },
@@ -52,10 +53,10 @@ int cli_parse_ns(const char *s, uint64_t default_unit_ns, uint64_t *out)
 	} else {
 		size_t i;
 
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(units); i++)
 			if (!strcmp(end, units[i].suffix))
 				break;
-		if (i == sizeof(units) / sizeof(units[0]))
+		if (i == ARRAY_SIZE(units))
 			return -EINVAL;
 		v *= (double)units[i].mult;
 	}

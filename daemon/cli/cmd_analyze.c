@@ -20,6 +20,7 @@
 #include "daemon/source/source.h"
 #include "daemon/sink/store.h"
 #include "daemon/host/topology.h"
+#include "daemon/util.h"
 
 struct analyze_opts {
 	bool json;
@@ -231,7 +232,7 @@ struct analyze_run {
 	int keep_rc;
 };
 
-static bool file_is_text_name(const char *path);
+static bool file_is_text(const char *path);
 
 /* --per-window: copy the window's CPU rows for the report. */
 static int keep_window(struct analyze_run *r, const struct imb_window *w)
@@ -284,7 +285,7 @@ static void on_window(struct imb_window *w, void *ctx)
 	if (!r->store_rc && !r->run_id) {
 		struct store_run_info ri = {
 			.started_ns = 0,	/* wall clock now: an offline run starts now */
-			.source = file_is_text_name(r->path) ? "text" : "trace.dat",
+			.source = file_is_text(r->path) ? "text" : "trace.dat",
 			.host = r->path,	/* offline: the file analysed */
 			.kernel = "",
 			.nr_cpus = (uint32_t)w->nr_cpus,
@@ -337,7 +338,7 @@ static int load_tgids(struct pipeline *p, const char *path, const char *explicit
 	if (explicit_path) {
 		f = fopen(explicit_path, "re");
 		if (!f) {
-			snprintf(err, SOURCE_ERR_LEN, "%s: %s", explicit_path, strerror(errno));
+			err_set(err, "%s: %s", explicit_path, strerror(errno));
 			return -errno;
 		}
 		*used = explicit_path;
@@ -371,23 +372,18 @@ static int load_tgids(struct pipeline *p, const char *path, const char *explicit
 		while (*end == ' ' || *end == '\t' || *end == '\n')
 			end++;
 		if (pid <= 0 || tgid <= 0 || pid > INT32_MAX || tgid > INT32_MAX || *end) {
-			snprintf(err, SOURCE_ERR_LEN, "%.180s: line %d: want 'PID TGID'", *used, lineno);
+			err_set(err, "%.180s: line %d: want 'PID TGID'", *used, lineno);
 			rc = -EINVAL;
 			break;
 		}
 		if (pipeline_tgid_hint(p, (int32_t)pid, (int32_t)tgid)) {
-			snprintf(err, SOURCE_ERR_LEN, "%.200s: out of memory", *used);
+			err_set(err, "%.200s: out of memory", *used);
 			rc = -ENOMEM;
 			break;
 		}
 	}
 	fclose(f);
 	return rc;
-}
-
-static bool file_is_text_name(const char *path)
-{
-	return !strcmp(path, "-") || source_text_sniff(path);
 }
 
 static bool file_is_text(const char *path)
@@ -403,252 +399,267 @@ static int read_file(const char *path, imb_event_fn fn, void *ctx, struct source
 	return source_tracedat_read(path, fn, ctx, info, err);
 }
 
-int cmd_analyze(int argc, char **argv)
+/* analyze_option() and its helpers: the option was taken, go on parsing */
+#define ANALYZE_GO_ON (-1)
+
+/* One of the analyzers' threshold flags; ANALYZE_GO_ON or the exit status. */
+static int analyze_threshold_option(struct analyzer_config *a, int c, const char *arg)
 {
-	struct analyze_opts o = { .fail_on = -1, .top = 20 };
-	struct analyze_run *runs = NULL;
-	struct report_run *rr = NULL;
-	bool dump = false;
-	int nruns, c, rc = CLI_EXIT_OK;
+	unsigned long v;
+
+	switch (c) {
+	case OPT_UNFAIR:
+		if (parse_pct(arg, &a->unfairness_threshold))
+			return bad_value("unfairness-threshold", arg, "want a percentage 0..100");
+		break;
+	case OPT_UNFAIR_MIN:
+		if (cli_parse_ns(arg, 1000000000ull, &a->unfairness_min_ns))
+			return bad_value("unfairness-min", arg, "want a duration");
+		break;
+	case OPT_IMB_PCT:
+		if (parse_uint(arg, 1000, &v) || v < 100)
+			return bad_value("imbalance-pct", arg, "want 100..1000");
+		a->imbalance_pct = (unsigned int)v;
+		break;
+	case OPT_DRIFT:
+		if (parse_pct(arg, &a->drift_threshold))
+			return bad_value("drift-threshold", arg, "want a percentage 0..100");
+		break;
+	case OPT_PINGPONG:
+		if (cli_parse_ns(arg, 1000000, &a->pingpong_ns))
+			return bad_value("pingpong", arg, "want a duration");
+		break;
+	case OPT_PP_MIN:
+		if (parse_uint(arg, 1000000, &v) || !v)
+			return bad_value("pingpong-min", arg, "want 1..1000000");
+		a->pingpong_min = (unsigned int)v;
+		break;
+	case OPT_MIG_MIN:
+		if (parse_uint(arg, 1000000, &v) || !v)
+			return bad_value("migration-min", arg, "want 1..1000000");
+		a->migration_min = (unsigned int)v;
+		break;
+	case OPT_CONC:
+		if (parse_pct(arg, &a->concentration_threshold))
+			return bad_value("concentration-threshold", arg, "want a percentage 0..100");
+		break;
+	case OPT_OVL_MIN:
+		if (cli_parse_ns(arg, 1000000000ull, &a->overload_min_ns))
+			return bad_value("overload-min", arg, "want a duration");
+		break;
+	case OPT_OVL_FRAC:
+		if (parse_pct(arg, &a->overload_min_fraction))
+			return bad_value("overload-min-fraction", arg, "want a percentage 0..100");
+		break;
+	default:
+		analyze_usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	return ANALYZE_GO_ON;
+}
+
+/* One option of the command line; ANALYZE_GO_ON or the exit status. */
+static int analyze_option(struct analyze_opts *o, int c, const char *arg, bool *dump)
+{
 	unsigned long v;
 	uint64_t ns;
-	struct option longopts[sizeof(analyze_longopts) / sizeof(analyze_longopts[0]) +
-				ANALYZE_KEYS_MAX];
+
+	switch (c) {
+	case OPT_PER_WINDOW:
+		o->per_window = true;
+		break;
+	case OPT_PLAIN:
+		o->mopts.plain_events = true;
+		break;
+	case OPT_JSON:
+		o->json = true;
+		break;
+	case OPT_DB:
+		o->db = arg;
+		break;
+	case OPT_WINDOW:
+		if (cli_parse_ns(arg, 1000000, &ns) || ns < 1000000 || ns > 3600000000000ull)
+			return bad_value("window", arg, "want a duration from 1ms to 1h");
+		o->conf.analyzer.window_ns = ns;
+		break;
+	case OPT_CAPACITY:
+		if (cli_parse_capacity(arg, o->mopts.capacity, MODEL_MAX_CPUS))
+			return bad_value("capacity", arg,
+					 "want '1024,512' or '0-3:1024,4-7:512' (1..1024)");
+		break;
+	case OPT_TOPOLOGY:
+		o->topology = arg;
+		break;
+	case OPT_GROUP_BY:
+		if (!strcmp(arg, "process"))
+			o->conf.analyzer.group_by = ANALYZER_GROUP_PROCESS;
+		else if (!strcmp(arg, "comm"))
+			o->conf.analyzer.group_by = ANALYZER_GROUP_COMM;
+		else if (!strcmp(arg, "cgroup"))
+			o->conf.analyzer.group_by = ANALYZER_GROUP_CGROUP;
+		else
+			return bad_value("group-by", arg, "want process, comm or cgroup");
+		break;
+	case OPT_FAIL_ON:
+		o->fail_on = imb_severity_parse(arg);
+		if (o->fail_on < 0)
+			return bad_value("fail-on", arg, "want info, warning or critical");
+		break;
+	case OPT_TOP:
+		if (parse_uint(arg, 100000, &v))
+			return bad_value("top", arg, "want 0..100000");
+		o->top = (unsigned int)v;
+		break;
+	case OPT_DUMP:
+		*dump = true;
+		break;
+	case OPT_TGIDS:
+		o->tgids = arg;
+		break;
+	case 'v':
+		o->verbose = true;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case 'h':
+		analyze_usage(stdout);
+		return CLI_EXIT_OK;
+	default:
+		return analyze_threshold_option(&o->conf.analyzer, c, arg);
+	}
+	return ANALYZE_GO_ON;
+}
+
+/* The command line into @o; ANALYZE_GO_ON or the exit status. */
+static int analyze_parse(struct analyze_opts *o, int argc, char **argv, bool *dump)
+{
+	struct option longopts[ARRAY_SIZE(analyze_longopts) + ANALYZE_KEYS_MAX];
 	char key_flags[ANALYZE_KEYS_MAX][48];
 	const char *key_names[ANALYZE_KEYS_MAX];
+	int c, rc;
 
-	config_defaults(&o.conf);
+	config_defaults(&o->conf);
 	analyze_longopts_build(longopts, key_flags, key_names);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "vqh", longopts, NULL)) != -1) {
 		if (c >= OPT_KEY_BASE && c < OPT_KEY_BASE + ANALYZE_KEYS_MAX) {
-			char err[256];
+			char err[ERR_LEN];
 
-			if (config_set(&o.conf, key_names[c - OPT_KEY_BASE], optarg, err)) {
+			if (config_set(&o->conf, key_names[c - OPT_KEY_BASE], optarg, err)) {
 				fprintf(stderr, "imbalanced: analyze: --%s: %s\n",
 					key_flags[c - OPT_KEY_BASE], err);
 				return CLI_EXIT_USAGE;
 			}
 			continue;
 		}
-		switch (c) {
-		case OPT_PER_WINDOW:
-			o.per_window = true;
-			break;
-		case OPT_PLAIN:
-			o.mopts.plain_events = true;
-			break;
-		case OPT_JSON:
-			o.json = true;
-			break;
-		case OPT_DB:
-			o.db = optarg;
-			break;
-		case OPT_WINDOW:
-			if (cli_parse_ns(optarg, 1000000, &ns) || ns < 1000000 ||
-			    ns > 3600000000000ull)
-				return bad_value("window", optarg, "want a duration from 1ms to 1h");
-			o.conf.analyzer.window_ns = ns;
-			break;
-		case OPT_CAPACITY:
-			if (cli_parse_capacity(optarg, o.mopts.capacity, MODEL_MAX_CPUS))
-				return bad_value("capacity", optarg,
-						 "want '1024,512' or '0-3:1024,4-7:512' (1..1024)");
-			break;
-		case OPT_TOPOLOGY:
-			o.topology = optarg;
-			break;
-		case OPT_GROUP_BY:
-			if (!strcmp(optarg, "process"))
-				o.conf.analyzer.group_by = ANALYZER_GROUP_PROCESS;
-			else if (!strcmp(optarg, "comm"))
-				o.conf.analyzer.group_by = ANALYZER_GROUP_COMM;
-			else if (!strcmp(optarg, "cgroup"))
-				o.conf.analyzer.group_by = ANALYZER_GROUP_CGROUP;
-			else
-				return bad_value("group-by", optarg, "want process, comm or cgroup");
-			break;
-		case OPT_UNFAIR:
-			if (parse_pct(optarg, &o.conf.analyzer.unfairness_threshold))
-				return bad_value("unfairness-threshold", optarg,
-						 "want a percentage 0..100");
-			break;
-		case OPT_UNFAIR_MIN:
-			if (cli_parse_ns(optarg, 1000000000ull, &o.conf.analyzer.unfairness_min_ns))
-				return bad_value("unfairness-min", optarg, "want a duration");
-			break;
-		case OPT_IMB_PCT:
-			if (parse_uint(optarg, 1000, &v) || v < 100)
-				return bad_value("imbalance-pct", optarg, "want 100..1000");
-			o.conf.analyzer.imbalance_pct = (unsigned int)v;
-			break;
-		case OPT_DRIFT:
-			if (parse_pct(optarg, &o.conf.analyzer.drift_threshold))
-				return bad_value("drift-threshold", optarg, "want a percentage 0..100");
-			break;
-		case OPT_PINGPONG:
-			if (cli_parse_ns(optarg, 1000000, &o.conf.analyzer.pingpong_ns))
-				return bad_value("pingpong", optarg, "want a duration");
-			break;
-		case OPT_FAIL_ON:
-			o.fail_on = imb_severity_parse(optarg);
-			if (o.fail_on < 0)
-				return bad_value("fail-on", optarg, "want info, warning or critical");
-			break;
-		case OPT_TOP:
-			if (parse_uint(optarg, 100000, &v))
-				return bad_value("top", optarg, "want 0..100000");
-			o.top = (unsigned int)v;
-			break;
-		case OPT_DUMP:
-			dump = true;
-			break;
-		case OPT_TGIDS:
-			o.tgids = optarg;
-			break;
-		case OPT_PP_MIN:
-			if (parse_uint(optarg, 1000000, &v) || !v)
-				return bad_value("pingpong-min", optarg, "want 1..1000000");
-			o.conf.analyzer.pingpong_min = (unsigned int)v;
-			break;
-		case OPT_MIG_MIN:
-			if (parse_uint(optarg, 1000000, &v) || !v)
-				return bad_value("migration-min", optarg, "want 1..1000000");
-			o.conf.analyzer.migration_min = (unsigned int)v;
-			break;
-		case OPT_CONC:
-			if (parse_pct(optarg, &o.conf.analyzer.concentration_threshold))
-				return bad_value("concentration-threshold", optarg,
-						 "want a percentage 0..100");
-			break;
-		case OPT_OVL_MIN:
-			if (cli_parse_ns(optarg, 1000000000ull, &o.conf.analyzer.overload_min_ns))
-				return bad_value("overload-min", optarg, "want a duration");
-			break;
-		case OPT_OVL_FRAC:
-			if (parse_pct(optarg, &o.conf.analyzer.overload_min_fraction))
-				return bad_value("overload-min-fraction", optarg,
-						 "want a percentage 0..100");
-			break;
-		case 'v':
-			o.verbose = true;
-			break;
-		case 'q':
-			o.quiet = true;
-			break;
-		case 'h':
-			analyze_usage(stdout);
-			return CLI_EXIT_OK;
-		default:
-			analyze_usage(stderr);
-			return CLI_EXIT_USAGE;
-		}
+		rc = analyze_option(o, c, optarg, dump);
+		if (rc != ANALYZE_GO_ON)
+			return rc;
 	}
-	nruns = argc - optind;
-	if (nruns <= 0) {
-		fprintf(stderr, "imbalanced: analyze: no input file (try 'imbalanced analyze --help')\n");
-		return CLI_EXIT_USAGE;
-	}
-	if (o.topology) {
-		char err[SOURCE_ERR_LEN];
+	return ANALYZE_GO_ON;
+}
 
-		if (topology_load(o.topology, &o.conf.analyzer, err)) {
-			fprintf(stderr, "imbalanced: %s: %s\n", o.topology, err);
-			return CLI_EXIT_USAGE;
-		}
-	}
-
-	if (dump) {
-		for (int i = 0; i < nruns; i++) {
-			struct source_info info = { 0 };
-			char err[SOURCE_ERR_LEN] = "";
-			const char *path = argv[optind + i];
-			bool header = false;
-			int r;
-
-			r = read_file(path, dump_event, &header, &info, err);
-			if (!r && !header)
-				report_dump_header(stdout);
-			if (r) {
-				fprintf(stderr, "imbalanced: %s: %s\n", path, err[0] ? err : strerror(-r));
-				return CLI_EXIT_USAGE;
-			}
-			if (info.warning[0] && !o.quiet)
-				fprintf(stderr, "imbalanced: %s: warning: %s\n", path, info.warning);
-		}
-		return fflush(stdout) ? CLI_EXIT_USAGE : CLI_EXIT_OK;
-	}
-
-	runs = calloc((size_t)nruns, sizeof(*runs));
-	if (!runs) {
-		fprintf(stderr, "imbalanced: analyze: out of memory\n");
-		return CLI_EXIT_USAGE;
-	}
-	for (int i = 0; i < nruns; i++) {
-		struct analyze_run *r = &runs[i];
+/* --dump-events: every file's events in the text format, nothing analysed */
+static int analyze_dump(const struct analyze_opts *o, char *const *paths, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct source_info info = { 0 };
 		char err[SOURCE_ERR_LEN] = "";
-		const char *tgids_used;
-		int e;
+		const char *path = paths[i];
+		bool header = false;
+		int r;
 
-		r->path = argv[optind + i];
-		r->window_ns = o.conf.analyzer.window_ns;
-		if (o.db) {
-			const char *serr = NULL;
+		r = read_file(path, dump_event, &header, &info, err);
+		if (!r && !header)
+			report_dump_header(stdout);
+		if (r) {
+			fprintf(stderr, "imbalanced: %s: %s\n", path, err[0] ? err : strerror(-r));
+			return CLI_EXIT_USAGE;
+		}
+		if (info.warning[0] && !o->quiet)
+			fprintf(stderr, "imbalanced: %s: warning: %s\n", path, info.warning);
+	}
+	return fflush(stdout) ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+}
 
-			r->store = store_open(o.db, NULL, &serr);
-			if (!r->store) {
-				fprintf(stderr, "imbalanced: %s: %s\n", o.db, serr ? serr : strerror(errno));
-				rc = CLI_EXIT_USAGE;
-				goto out;
-			}
-		}
-		r->per_window = o.per_window && o.json;
-		r->p = pipeline_new(&o.conf.analyzer, &o.mopts,
-				    o.db || r->per_window ? on_window : NULL, r);
-		if (!r->p) {
-			fprintf(stderr, "imbalanced: %s: out of memory\n", r->path);
-			rc = CLI_EXIT_USAGE;
-			goto out;
-		}
-		e = load_tgids(r->p, r->path, o.tgids, err, &tgids_used);
-		if (e) {
-			fprintf(stderr, "imbalanced: %s\n", err);
-			rc = CLI_EXIT_USAGE;
-			goto out;
-		}
-		if (tgids_used && o.verbose)
-			fprintf(stderr, "imbalanced: %s: tgids from %s\n", r->path, tgids_used);
-		e = read_file(r->path, feed_event, r->p, &r->info, err);
-		if (e) {
-			fprintf(stderr, "imbalanced: %s: %s\n", r->path, err[0] ? err : strerror(-e));
-			rc = CLI_EXIT_USAGE;
-			goto out;
-		}
-		if (r->info.warning[0] && !o.quiet)
-			fprintf(stderr, "imbalanced: %s: warning: %s\n", r->path, r->info.warning);
-		r->summary = pipeline_finish(r->p);
-		if (!r->summary) {
-			fprintf(stderr, "imbalanced: %s: out of memory\n", r->path);
-			rc = CLI_EXIT_USAGE;
-			goto out;
-		}
-		/* the findings' final state: closed episodes, whole-run findings */
-		if (r->run_id > 0 && !r->store_rc &&
-		    store_findings_commit(r->store, r->run_id, r->summary->findings,
-					  r->summary->nr_findings))
-			r->store_rc = -EIO;
-		if (r->store_rc) {
-			fprintf(stderr, "imbalanced: %s: %s\n", o.db, store_last_error(r->store));
-			rc = CLI_EXIT_USAGE;
-			goto out;
+/*
+ * analyze_run_file - read one file through its own pipeline, into @r
+ *
+ * Opens the store when there is one, loads the tgid map, feeds every event,
+ * finishes the pipeline and stores the findings' final state.  Returns
+ * CLI_EXIT_OK, or CLI_EXIT_USAGE after one line on stderr.
+ */
+static int analyze_run_file(struct analyze_run *r, const struct analyze_opts *o, const char *path)
+{
+	char err[SOURCE_ERR_LEN] = "";
+	const char *tgids_used;
+	int e;
+
+	r->path = path;
+	r->window_ns = o->conf.analyzer.window_ns;
+	if (o->db) {
+		const char *serr = NULL;
+
+		r->store = store_open(o->db, NULL, &serr);
+		if (!r->store) {
+			fprintf(stderr, "imbalanced: %s: %s\n", o->db, serr ? serr : strerror(errno));
+			return CLI_EXIT_USAGE;
 		}
 	}
+	r->per_window = o->per_window && o->json;
+	r->p = pipeline_new(&o->conf.analyzer, &o->mopts,
+			    o->db || r->per_window ? on_window : NULL, r);
+	if (!r->p) {
+		fprintf(stderr, "imbalanced: %s: out of memory\n", r->path);
+		return CLI_EXIT_USAGE;
+	}
+	e = load_tgids(r->p, r->path, o->tgids, err, &tgids_used);
+	if (e) {
+		fprintf(stderr, "imbalanced: %s\n", err);
+		return CLI_EXIT_USAGE;
+	}
+	if (tgids_used && o->verbose)
+		fprintf(stderr, "imbalanced: %s: tgids from %s\n", r->path, tgids_used);
+	e = read_file(r->path, feed_event, r->p, &r->info, err);
+	if (e) {
+		fprintf(stderr, "imbalanced: %s: %s\n", r->path, err[0] ? err : strerror(-e));
+		return CLI_EXIT_USAGE;
+	}
+	if (r->info.warning[0] && !o->quiet)
+		fprintf(stderr, "imbalanced: %s: warning: %s\n", r->path, r->info.warning);
+	r->summary = pipeline_finish(r->p);
+	if (!r->summary) {
+		fprintf(stderr, "imbalanced: %s: out of memory\n", r->path);
+		return CLI_EXIT_USAGE;
+	}
+	/* the findings' final state: closed episodes, whole-run findings */
+	if (r->run_id > 0 && !r->store_rc &&
+	    store_findings_commit(r->store, r->run_id, r->summary->findings,
+				  r->summary->nr_findings))
+		r->store_rc = -EIO;
+	if (r->store_rc) {
+		fprintf(stderr, "imbalanced: %s: %s\n", o->db, store_last_error(r->store));
+		return CLI_EXIT_USAGE;
+	}
+	return CLI_EXIT_OK;
+}
+
+/*
+ * analyze_report - print the runs, text or JSON, once every file was read
+ *
+ * Returns CLI_EXIT_FINDINGS when a finding reaches --fail-on, CLI_EXIT_OK,
+ * or CLI_EXIT_USAGE after one line on stderr.
+ */
+static int analyze_report(const struct analyze_opts *o, struct analyze_run *runs, int nruns)
+{
+	struct report_run *rr;
+	int rc = CLI_EXIT_OK;
 
 	rr = calloc((size_t)nruns, sizeof(*rr));
 	if (!rr) {
 		fprintf(stderr, "imbalanced: analyze: out of memory\n");
-		rc = CLI_EXIT_USAGE;
-		goto out;
+		return CLI_EXIT_USAGE;
 	}
 	for (int i = 0; i < nruns; i++) {
 		rr[i] = (struct report_run){
@@ -667,12 +678,12 @@ int cmd_analyze(int argc, char **argv)
 			rc = CLI_EXIT_USAGE;
 			goto out;
 		}
-		if (o.fail_on >= 0)
+		if (o->fail_on >= 0)
 			for (size_t f = 0; f < runs[i].summary->nr_findings; f++)
-				if (runs[i].summary->findings[f].severity >= o.fail_on)
+				if (runs[i].summary->findings[f].severity >= o->fail_on)
 					rc = CLI_EXIT_FINDINGS;
 	}
-	if (o.json) {
+	if (o->json) {
 		int e = report_json(stdout, rr, (size_t)nruns);
 
 		if (e) {
@@ -682,13 +693,53 @@ int cmd_analyze(int argc, char **argv)
 		}
 	} else {
 		for (int i = 0; i < nruns; i++)
-			report_text(stdout, &rr[i], o.top, o.verbose);
+			report_text(stdout, &rr[i], o->top, o->verbose);
 	}
 	if (fflush(stdout)) {
 		fprintf(stderr, "imbalanced: analyze: writing the report: %s\n", strerror(errno));
 		rc = CLI_EXIT_USAGE;
 	}
 out:
+	free(rr);
+	return rc;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	struct analyze_opts o = { .fail_on = -1, .top = 20 };
+	struct analyze_run *runs;
+	bool dump = false;
+	int nruns, rc;
+
+	rc = analyze_parse(&o, argc, argv, &dump);
+	if (rc != ANALYZE_GO_ON)
+		return rc;
+	nruns = argc - optind;
+	if (nruns <= 0) {
+		fprintf(stderr, "imbalanced: analyze: no input file (try 'imbalanced analyze --help')\n");
+		return CLI_EXIT_USAGE;
+	}
+	if (o.topology) {
+		char err[SOURCE_ERR_LEN];
+
+		if (topology_load(o.topology, &o.conf.analyzer, err)) {
+			fprintf(stderr, "imbalanced: %s: %s\n", o.topology, err);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (dump)
+		return analyze_dump(&o, argv + optind, nruns);
+
+	runs = calloc((size_t)nruns, sizeof(*runs));
+	if (!runs) {
+		fprintf(stderr, "imbalanced: analyze: out of memory\n");
+		return CLI_EXIT_USAGE;
+	}
+	rc = CLI_EXIT_OK;
+	for (int i = 0; i < nruns && rc == CLI_EXIT_OK; i++)
+		rc = analyze_run_file(&runs[i], &o, argv[optind + i]);
+	if (rc == CLI_EXIT_OK)
+		rc = analyze_report(&o, runs, nruns);
 	for (int i = 0; i < nruns; i++) {
 		imb_window_free(runs[i].summary);
 		pipeline_free(runs[i].p);
@@ -697,6 +748,5 @@ out:
 		store_close(runs[i].store);
 	}
 	free(runs);
-	free(rr);
 	return rc;
 }

@@ -15,6 +15,7 @@
 #include "daemon/cli/cli.h"
 #include "daemon/cli/conf.h"
 #include "daemon/sink/flightrec.h"
+#include "daemon/util.h"
 
 enum key_type { K_UINT, K_NICE, K_NS, K_PCT, K_BOOL, K_STR, K_SOURCE, K_GROUP_BY, K_EVENTS };
 
@@ -42,7 +43,7 @@ static uint32_t ev_all(void)
 {
 	uint32_t all = 0;
 
-	for (size_t i = 0; i < sizeof(ev_names) / sizeof(ev_names[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(ev_names); i++)
 		all |= ev_names[i].bits;
 	return all;
 }
@@ -54,7 +55,7 @@ static int ev_parse(const char *value, uint32_t *out, char *err)
 	uint32_t bits = 0;
 
 	if (strlen(value) >= sizeof(buf)) {
-		snprintf(err, 256, "events: value too long");
+		err_set(err, "events: value too long");
 		return -EINVAL;
 	}
 	snprintf(buf, sizeof(buf), "%s", value);
@@ -65,20 +66,20 @@ static int ev_parse(const char *value, uint32_t *out, char *err)
 			bits |= ev_all();
 			continue;
 		}
-		for (i = 0; i < sizeof(ev_names) / sizeof(ev_names[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(ev_names); i++)
 			if (!strcmp(tok, ev_names[i].name))
 				break;
-		if (i == sizeof(ev_names) / sizeof(ev_names[0])) {
-			snprintf(err, 256, "events: unknown event '%.40s' (want all or a list of switch, "
-				 "wakeup, wakeup_new, waking, migrate, fork, exit, runtime, pelt_cfs, "
-				 "pelt_se, vruntime, numa)", tok);
+		if (i == ARRAY_SIZE(ev_names)) {
+			err_set(err, "events: unknown event '%.40s' (want all or a list of switch, "
+				"wakeup, wakeup_new, waking, migrate, fork, exit, runtime, pelt_cfs, "
+				"pelt_se, vruntime, numa)", tok);
 			return -EINVAL;
 		}
 		bits |= ev_names[i].bits;
 	}
 	if (!(bits & CONFIG_EV(IMB_EV_SWITCH))) {
-		snprintf(err, 256, "events: '%.100s' lacks switch (every figure is built on it)",
-			 value);
+		err_set(err, "events: '%.100s' lacks switch (every figure is built on it)",
+			value);
 		return -EINVAL;
 	}
 	*out = bits;
@@ -94,7 +95,7 @@ static void ev_format(uint32_t bits, char *buf, size_t len)
 		snprintf(buf, len, "all");
 		return;
 	}
-	for (size_t i = 0; i < sizeof(ev_names) / sizeof(ev_names[0]) && n < len; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(ev_names) && n < len; i++)
 		if ((bits & ev_names[i].bits) == ev_names[i].bits)
 			n += snprintf(buf + n, len - n, "%s%s", n ? "," : "", ev_names[i].name);
 }
@@ -175,14 +176,14 @@ static const struct key keys[] = {
 	  "windows of vruntime drift in a row before a finding" },
 	{ "concentration_even_pct", K_UINT, OFF(analyzer.concentration_even_pct), 100, 100000,
 	  "same_task_migrated also needs the top task's share at this percentage of an even spread" },
-	{ "migration_numa_link", K_NS, OFF(analyzer.migration_numa_link_ns), 0, 3600000000000ull,
-	  "a migration this soon after a NUMA move/swap of the task has cause numa" },
+	{ "migration_numa_link", K_NS, OFF(analyzer.numa_link_ns), 0, 3600000000000ull,
+	  "the same setting as numa_link, under its older name" },
 	{ "numa_min_count", K_UINT, OFF(analyzer.numa_min_count), 1, 1000000,
 	  "moves onto an overloaded node, or bounces of a task, for a numa_conflict finding" },
 	{ "numa_undo", K_NS, OFF(analyzer.numa_undo_ns), 0, 3600000000000ull,
 	  "a cross-node move undone by the other policy within this is a bounce" },
 	{ "numa_link", K_NS, OFF(analyzer.numa_link_ns), 0, 3600000000000ull,
-	  "a cross-node migration this soon after sched_move_numa is that move" },
+	  "a migration this soon after a NUMA move/swap of the task carries that move out" },
 	{ "competing_min", K_PCT, OFF(analyzer.competing_min), 0, 0,
 	  "a job's task competes when runnable this percentage of its most runnable task's time" },
 	{ "span_runnable_min", K_PCT, OFF(analyzer.span_runnable_min), 0, 0,
@@ -260,7 +261,7 @@ void config_defaults(struct config *c)
 
 static const struct key *key_find(const char *name)
 {
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
 		if (!strcmp(keys[i].name, name))
 			return &keys[i];
 	return NULL;
@@ -292,7 +293,7 @@ int config_set(struct config *c, const char *key, const char *value, char *err)
 	char *end;
 
 	if (!k) {
-		snprintf(err, 256, "unknown key '%s'", key);
+		err_set(err, "unknown key '%s'", key);
 		return -ENOENT;
 	}
 	p = (char *)c + k->off;
@@ -303,8 +304,8 @@ int config_set(struct config *c, const char *key, const char *value, char *err)
 		errno = 0;
 		v = strtoull(value, &end, 10);
 		if (errno || end == value || *end || *value == '-' || v < k->min || v > k->max) {
-			snprintf(err, 256, "%s: '%s': want a whole number from %llu to %llu", key,
-				 value, (unsigned long long)k->min, (unsigned long long)k->max);
+			err_set(err, "%s: '%s': want a whole number from %llu to %llu", key,
+				value, (unsigned long long)k->min, (unsigned long long)k->max);
 			return -EINVAL;
 		}
 		return set_uint(p, k->size, v);
@@ -315,7 +316,7 @@ int config_set(struct config *c, const char *key, const char *value, char *err)
 		errno = 0;
 		v = strtol(value, &end, 10);
 		if (errno || end == value || *end || v < -20 || v > 19) {
-			snprintf(err, 256, "%s: '%s': want a nice level from -20 to 19", key, value);
+			err_set(err, "%s: '%s': want a nice level from -20 to 19", key, value);
 			return -EINVAL;
 		}
 		*(int *)p = (int)v;
@@ -325,7 +326,7 @@ int config_set(struct config *c, const char *key, const char *value, char *err)
 		uint64_t v;
 
 		if (cli_parse_ns(value, 1000000000ull, &v) || v < k->min || v > k->max) {
-			snprintf(err, 256, "%s: '%s': want a duration (e.g. 500ms, 10s)", key, value);
+			err_set(err, "%s: '%s': want a duration (e.g. 500ms, 10s)", key, value);
 			return -EINVAL;
 		}
 		return set_uint(p, k->size, v);
@@ -336,7 +337,7 @@ int config_set(struct config *c, const char *key, const char *value, char *err)
 		errno = 0;
 		v = strtod(value, &end);
 		if (errno || end == value || *end || v < 0 || v > 100) {
-			snprintf(err, 256, "%s: '%s': want a percentage from 0 to 100", key, value);
+			err_set(err, "%s: '%s': want a percentage from 0 to 100", key, value);
 			return -EINVAL;
 		}
 		*(double *)p = v / 100.0;
@@ -348,13 +349,13 @@ int config_set(struct config *c, const char *key, const char *value, char *err)
 		} else if (!strcmp(value, "false") || !strcmp(value, "no") || !strcmp(value, "0")) {
 			*(bool *)p = false;
 		} else {
-			snprintf(err, 256, "%s: '%s': want true or false", key, value);
+			err_set(err, "%s: '%s': want true or false", key, value);
 			return -EINVAL;
 		}
 		return 0;
 	case K_STR:
 		if (strlen(value) >= k->size) {
-			snprintf(err, 256, "%s: value longer than %zu bytes", key, k->size - 1);
+			err_set(err, "%s: value longer than %zu bytes", key, k->size - 1);
 			return -EINVAL;
 		}
 		memcpy(p, value, strlen(value) + 1);
@@ -367,7 +368,7 @@ int config_set(struct config *c, const char *key, const char *value, char *err)
 		else if (!strcmp(value, "tracefs"))
 			*(int *)p = CONFIG_SOURCE_TRACEFS;
 		else {
-			snprintf(err, 256, "%s: '%s': want auto, bpf or tracefs", key, value);
+			err_set(err, "%s: '%s': want auto, bpf or tracefs", key, value);
 			return -EINVAL;
 		}
 		return 0;
@@ -379,7 +380,7 @@ int config_set(struct config *c, const char *key, const char *value, char *err)
 		else if (!strcmp(value, "cgroup"))
 			*(int *)p = ANALYZER_GROUP_CGROUP;
 		else {
-			snprintf(err, 256, "%s: '%s': want process, comm or cgroup", key, value);
+			err_set(err, "%s: '%s': want process, comm or cgroup", key, value);
 			return -EINVAL;
 		}
 		return 0;
@@ -411,7 +412,7 @@ int config_load(struct config *c, const char *path, bool missing_ok, char *err)
 	if (!f) {
 		if (errno == ENOENT && missing_ok)
 			return 0;
-		snprintf(err, 256, "%s", strerror(errno));
+		err_set(err, "%s", strerror(errno));
 		return -errno;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -419,7 +420,7 @@ int config_load(struct config *c, const char *path, bool missing_ok, char *err)
 
 		lineno++;
 		if (!strchr(line, '\n') && !feof(f)) {
-			snprintf(err, 256, "line %d: longer than %zu bytes", lineno, sizeof(line) - 2);
+			err_set(err, "line %d: longer than %zu bytes", lineno, sizeof(line) - 2);
 			rc = -EINVAL;
 			break;
 		}
@@ -428,14 +429,14 @@ int config_load(struct config *c, const char *path, bool missing_ok, char *err)
 			continue;
 		eq = strchr(s, '=');
 		if (!eq) {
-			snprintf(err, 256, "line %d: want 'key = value'", lineno);
+			err_set(err, "line %d: want 'key = value'", lineno);
 			rc = -EINVAL;
 			break;
 		}
 		*eq = 0;
 		rc = config_set(&tmp, trim(s), trim(eq + 1), kerr);
 		if (rc) {
-			snprintf(err, 256, "line %d: %.200s", lineno, kerr);
+			err_set(err, "line %d: %.200s", lineno, kerr);
 			break;
 		}
 	}
@@ -500,7 +501,7 @@ void config_write(const struct config *c, FILE *f)
 		   "# override these; SIGHUP (systemctl reload imbalanced) re-reads them.\n"
 		   "# Durations take a unit (ns, us, ms, s, m, h, d; bare numbers are seconds).\n"
 		   "# Values shown are the defaults. See imbalanced.conf(5).\n");
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		char v[CONFIG_PATH_MAX];
 
 		key_value_format(c, &keys[i], v, sizeof(v));
@@ -513,7 +514,7 @@ const char *config_analyzer_key(size_t i, const struct config *c, const char **h
 {
 	size_t lo = offsetof(struct config, analyzer), hi = lo + sizeof(struct analyzer_config);
 
-	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+	for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
 		if (keys[k].off < lo || keys[k].off >= hi)
 			continue;
 		if (i--)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "daemon/host/cgroup_paths.h"
+#include "daemon/util.h"
 
 /* FILEID_KERNFS (include/linux/exportfs.h): a kernfs handle, the 64-bit id since v5.5 */
 #define CGP_FILEID_KERNFS	0xfe
@@ -44,14 +45,6 @@ struct cgroup_paths {
 	struct cgp_table t;
 	struct cgroup_paths_stats st;
 };
-
-static uint64_t cgp_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void cgp_table_done(struct cgp_table *t)
 {
@@ -277,7 +270,7 @@ static int cgp_scan(struct cgroup_paths *cp)
 	int fd, rc;
 
 	cp->scanned = true;
-	cp->last_scan_ns = cgp_now_ns();
+	cp->last_scan_ns = mono_ns();
 	cp->st.scans++;
 	if (!cp->root_given && !cp->root[0] && cgp_find_root(cp)) {
 		cp->st.errors++;
@@ -338,7 +331,7 @@ int cgroup_paths_lookup(struct cgroup_paths *cp, uint64_t id, char *buf, size_t 
 
 	cp->st.lookups++;
 	e = cgp_find(&cp->t, id);
-	if (!e && (!cp->scanned || cgp_now_ns() - cp->last_scan_ns >= cp->rescan_ns)) {
+	if (!e && (!cp->scanned || mono_ns() - cp->last_scan_ns >= cp->rescan_ns)) {
 		cgp_scan(cp);
 		e = cgp_find(&cp->t, id);
 	}

@@ -10,6 +10,7 @@
 
 #include "daemon/source/source.h"
 #include "daemon/host/topology.h"
+#include "daemon/util.h"
 
 #define TOPO_MAX_CPUS 1024
 
@@ -20,7 +21,7 @@ int topology_load(const char *path, struct analyzer_config *cfg, char *err)
 	int lineno = 0, max_node = -1, rc = 0;
 
 	if (!f) {
-		snprintf(err, SOURCE_ERR_LEN, "%s", strerror(errno));
+		err_set(err, "%s", strerror(errno));
 		return -errno;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -55,9 +56,9 @@ int topology_load(const char *path, struct analyzer_config *cfg, char *err)
 				bad = true;
 		}
 		if (bad) {
-			snprintf(err, SOURCE_ERR_LEN,
-				 "line %d: want 'cpu N node M [llc L] [core C]' with N, M < %d",
-				 lineno, TOPO_MAX_CPUS);
+			err_set(err,
+				"line %d: want 'cpu N node M [llc L] [core C]' with N, M < %d",
+				lineno, TOPO_MAX_CPUS);
 			rc = -EINVAL;
 			break;
 		}
@@ -69,12 +70,12 @@ int topology_load(const char *path, struct analyzer_config *cfg, char *err)
 			max_node = node;
 	}
 	if (!rc && ferror(f)) {
-		snprintf(err, SOURCE_ERR_LEN, "read error");
+		err_set(err, "read error");
 		rc = -EIO;
 	}
 	fclose(f);
 	if (!rc && max_node < 0) {
-		snprintf(err, SOURCE_ERR_LEN, "no 'cpu N node M' line");
+		err_set(err, "no 'cpu N node M' line");
 		rc = -EINVAL;
 	}
 	if (!rc)

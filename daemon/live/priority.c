@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 
 #include "daemon/live/priority.h"
+#include "daemon/util.h"
 
 /* Written once by the reader before it starts any thread or child. */
 static volatile sig_atomic_t base_nice;
@@ -24,7 +25,7 @@ int priority_raise(int nice, char *err)
 	errno = 0;
 	before = getpriority(PRIO_PROCESS, 0);	/* this thread (Linux) */
 	if (before == -1 && errno) {
-		snprintf(err, 256, "getpriority: %s", strerror(errno));
+		err_set(err, "getpriority: %s", strerror(errno));
 		return -errno;
 	}
 	if (before == nice)
@@ -32,8 +33,8 @@ int priority_raise(int nice, char *err)
 	if (setpriority(PRIO_PROCESS, 0, nice)) {
 		int e = errno;
 
-		snprintf(err, 256, "cannot set nice %d (now %d): %s%s", nice, before, strerror(e),
-			 e == EPERM || e == EACCES ? " (raising the priority needs CAP_SYS_NICE)" : "");
+		err_set(err, "cannot set nice %d (now %d): %s%s", nice, before, strerror(e),
+			e == EPERM || e == EACCES ? " (raising the priority needs CAP_SYS_NICE)" : "");
 		return -e;
 	}
 	if (!raised) {

@@ -44,6 +44,7 @@
 #include "daemon/source/bpf.h"
 #include "daemon/source/group_names.h"
 #include "daemon/source/tracefs.h"
+#include "daemon/util.h"
 
 #define POLL_MS 100
 
@@ -93,14 +94,6 @@ static void rt_log(const struct runtime *rt, int level, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t real_ns(void)
 {
 	struct timespec ts;
@@ -118,13 +111,13 @@ static int rt_config_read(const struct runtime_opts *o, struct config *c, char *
 	config_defaults(c);
 	rc = config_load(c, o->config_path, o->config_missing_ok, kerr);
 	if (rc) {
-		snprintf(err, 256, "%.100s: %.150s", o->config_path, kerr);
+		err_set(err, "%.100s: %.150s", o->config_path, kerr);
 		return rc;
 	}
 	for (int i = 0; i < o->nr_overrides; i++) {
 		rc = config_set(c, o->overrides[i][0], o->overrides[i][1], kerr);
 		if (rc) {
-			snprintf(err, 256, "%s", kerr);
+			err_set(err, "%s", kerr);
 			return rc;
 		}
 	}
@@ -251,7 +244,7 @@ static int rt_source_open(struct runtime *rt, char *err)
 		/* bounded as the model's group table is (one entry per group, not per CPU) */
 		rt->names = group_names_new(rt->cfg.max_groups);
 		if (!rt->names) {
-			snprintf(err, 256, "out of memory");
+			err_set(err, "out of memory");
 			return -ENOMEM;
 		}
 		bo.group_names = rt->names;
@@ -268,7 +261,7 @@ static int rt_source_open(struct runtime *rt, char *err)
 			return 0;
 		}
 		if (rt->cfg.source == CONFIG_SOURCE_BPF) {
-			snprintf(err, 256, "BPF source: %s", berr);
+			err_set(err, "BPF source: %s", berr);
 			return -ENOTSUP;
 		}
 		rt_log(rt, LOG_WARN, "BPF source unavailable (%s); falling back to tracefs", berr);
@@ -285,8 +278,8 @@ static int rt_source_open(struct runtime *rt, char *err)
 			rt_log(rt, LOG_INFO, "removed %d stale tracefs instance(s)", removed);
 		rt->tfs = source_tracefs_open(&to, terr);
 		if (!rt->tfs) {
-			snprintf(err, 256, "no event source: %s%s%s", berr[0] ? berr : "",
-				 berr[0] ? "; tracefs: " : "", terr);
+			err_set(err, "no event source: %s%s%s", berr[0] ? berr : "",
+				berr[0] ? "; tracefs: " : "", terr);
 			return -ENOTSUP;
 		}
 		rt->source_name = "tracefs";
@@ -352,7 +345,7 @@ static int rt_store_open(struct runtime *rt, char *err)
 	}
 	rt->store = store_open(rt->cfg.db, &so, &serr);
 	if (!rt->store) {
-		snprintf(err, 256, "%.120s: %.120s", rt->cfg.db, serr ? serr : strerror(errno));
+		err_set(err, "%.120s: %.120s", rt->cfg.db, serr ? serr : strerror(errno));
 		return -EIO;
 	}
 	return 0;
@@ -372,7 +365,7 @@ static int rt_store_run_begin(struct runtime *rt, char *err)
 		return 0;
 	rt->run_id = store_run_begin(rt->store, &ri);
 	if (rt->run_id < 0) {
-		snprintf(err, 256, "%.120s: %.120s", rt->cfg.db, store_last_error(rt->store));
+		err_set(err, "%.120s: %.120s", rt->cfg.db, store_last_error(rt->store));
 		return -EIO;
 	}
 	return 0;
@@ -397,7 +390,7 @@ static int rt_http_start(struct runtime *rt, char *err)
 	rt->http_be.version = PACKAGE_VERSION;
 	rt->http = http_start(&ho, &rt->http_be, &herr);
 	if (!rt->http) {
-		snprintf(err, 256, "HTTP on %s: %s", rt->cfg.listen, herr ? herr : strerror(errno));
+		err_set(err, "HTTP on %s: %s", rt->cfg.listen, herr ? herr : strerror(errno));
 		return -EADDRINUSE;
 	}
 	return 0;
@@ -697,12 +690,194 @@ static void rt_done(struct runtime *rt)
 	store_close(rt->store);
 }
 
+/*
+ * rt_open - everything a run needs, in the order it is torn down by
+ * rt_done(): store, HTTP, the --record file, the state directory, the
+ * source (not for a replay), the store's run, the flight recorder, the
+ * alerts and the pipeline.  Returns 0 or -errno with @err filled.
+ */
+static int rt_open(struct runtime *rt, char *err)
+{
+	const struct runtime_opts *o = rt->o;
+	struct alerts_sink sink = {
+		.deliver = rt_alert_store,
+		.ctx = rt,
+		.journal = true,
+	};
+	int rc;
+
+	rc = rt_store_open(rt, err);
+	if (rc)
+		return rc;
+	rc = rt_http_start(rt, err);
+	if (rc)
+		return rc;
+	if (o->record_path) {
+		char werr[EVENT_WRITER_ERR_LEN];
+
+		rt->rec = event_writer_open(o->record_path, !o->record_no_clobber, werr);
+		if (!rt->rec) {
+			rc = -errno;
+			err_set(err, "%s", werr);
+			return rc;
+		}
+		if (o->result)
+			o->result->record_created = true;
+	}
+	if (rt->cfg.state_dir[0] && mkdir(rt->cfg.state_dir, 0750) && errno != EEXIST)
+		rt_log(rt, LOG_WARN, "%.200s: %s", rt->cfg.state_dir, strerror(errno));
+	if (o->replay_path) {
+		rt->source_name = "replay";
+	} else {
+		rc = rt_source_open(rt, err);
+		if (rc)
+			return rc;
+	}
+	rc = rt_store_run_begin(rt, err);
+	if (rc)
+		return rc;
+	if (rt->cfg.flight_recorder_s) {
+		rt->fr = flightrec_new(rt->cfg.flight_recorder_s, rt->cfg.flight_recorder_max_events);
+		if (!rt->fr) {
+			err_set(err, "flight recorder: %s", strerror(errno));
+			return -ENOMEM;
+		}
+		flightrec_set_keep(rt->fr, rt->cfg.flight_recorder_keep);
+	}
+	rt->alerts = alerts_new(&rt->cfg, &sink, rt->fr);
+	if (!rt->alerts) {
+		err_set(err, "out of memory");
+		return -ENOMEM;
+	}
+	rc = rt_pipeline_new(rt);
+	if (rc) {
+		err_set(err, "out of memory");
+		return rc;
+	}
+	return 0;
+}
+
+/* rt_publish_info - what /api/v1/status says about this run */
+static void rt_publish_info(struct runtime *rt)
+{
+	struct snapshot_info si;
+
+	memset(&si, 0, sizeof(si));
+	snprintf(si.source, sizeof(si.source), "%s", rt->source_name);
+	snprintf(si.kernel, sizeof(si.kernel), "%.63s", rt->host.kernel);
+	gethostname(si.host, sizeof(si.host) - 1);
+	si.nr_cpus = (uint32_t)rt->host.nr_cpus;
+	si.window_ns = rt->cfg.analyzer.window_ns;
+	si.started_ns = real_ns();
+	snapshot_set_info(rt->snap, &si);
+}
+
+/* rt_replay - a recording through the same sinks, as fast as it reads */
+static int rt_replay(struct runtime *rt, char *err)
+{
+	const char *path = rt->o->replay_path;
+	struct source_info info;
+	char serr[SOURCE_ERR_LEN] = "";
+	int rc;
+
+	rc = source_text_sniff(path) ? source_text_read(path, rt_on_event, rt, &info, serr) :
+				       source_tracedat_read(path, rt_on_event, rt, &info, serr);
+	if (rc) {
+		err_set(err, "%.100s: %.150s", path, serr);
+		return rc;
+	}
+	alerts_poll(rt->alerts);
+	return 0;
+}
+
+/*
+ * rt_loop - the live loop: poll the source, close windows on event time and
+ * on a quiet host, keep systemd's watchdog and status, deliver alerts,
+ * reload on SIGHUP, until @stop or --duration.  Returns 0 or -errno with
+ * @err filled when the source fails.
+ */
+static int rt_loop(struct runtime *rt, volatile sig_atomic_t *stop, volatile sig_atomic_t *reload,
+		   uint64_t t_start, uint64_t wd_usec, char *err)
+{
+	uint64_t last_wd = 0, last_status = 0;
+	int rc;
+
+	while (!*stop) {
+		uint64_t now;
+
+		rc = rt_source_poll(rt, POLL_MS);
+		if (rc < 0 && rc != -EINTR) {
+			err_set(err, "%s source: %s", rt->source_name, strerror(-rc));
+			return rc;
+		}
+		now = mono_ns();
+		/*
+		 * Close windows on a quiet host too; stay behind the sources'
+		 * reorder hold-back, and behind what a source that has fallen
+		 * behind has delivered, so no event of a closed window is late.
+		 */
+		if (now > 20000000ull) {
+			uint64_t until = now - 20000000ull, wm = rt_source_watermark(rt);
+
+			pipeline_flush(rt->p, until < wm ? until : wm);
+		}
+		if (wd_usec && now - last_wd >= wd_usec * 1000ull / 2) {
+			sd_notify(0, "WATCHDOG=1");
+			last_wd = now;
+		}
+		if (now - last_status >= 10000000000ull) {
+			char st[256];
+
+			rt_status_line(rt, st, sizeof(st));
+			sd_notifyf(0, "STATUS=%s", st);
+			last_status = now;
+		}
+		alerts_poll(rt->alerts);
+		if (*reload) {
+			*reload = 0;
+			rt_reload(rt);
+		}
+		if (rt->o->duration_ns && now - t_start >= rt->o->duration_ns)
+			break;
+	}
+	return 0;
+}
+
+/* rt_finish - drain the source, close the run, store and report its end */
+static void rt_finish(struct runtime *rt)
+{
+	struct imb_window *summary;
+	const struct model *m;
+	char st[256];
+
+	sd_notify(0, "STOPPING=1");
+	rt_source_drain(rt);
+	summary = pipeline_finish(rt->p);
+	if (summary && rt->o->report_path)
+		rt_report_write(rt, summary);
+	/* the findings' final state: episodes closed at the end, whole-run ones */
+	if (summary && rt->store && rt->run_id > 0 &&
+	    store_findings_commit(rt->store, rt->run_id, summary->findings, summary->nr_findings))
+		rt_log(rt, LOG_ERR, "%s: the findings' final state: %s", rt->cfg.db,
+		       store_last_error(rt->store));
+	imb_window_free(summary);
+
+	m = pipeline_model(rt->p);
+	rt_log(rt, LOG_INFO, "stopped: %" PRIu64 " windows, %" PRIu64 " events, %" PRIu64 " lost",
+	       rt->windows, m->events, m->lost_events);
+	if (rt->o->result) {
+		rt->o->result->events = m->events;
+		rt->o->result->lost = m->lost_events;
+	}
+	rt_status_line(rt, st, sizeof(st));
+	sd_notifyf(0, "STATUS=stopped: %s", st);
+}
+
 int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 		 volatile sig_atomic_t *reload, char *err)
 {
 	struct runtime rt;
-	struct snapshot_info si;
-	uint64_t t_start, last_wd = 0, wd_usec = 0, last_status = 0;
+	uint64_t t_start, wd_usec = 0;
 	int rc;
 
 	memset(&rt, 0, sizeof(rt));
@@ -713,81 +888,18 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 		return rc;
 	hostinfo_probe(&rt.host);
 	if (!o->replay_path && !rt.host.live_ok) {
-		snprintf(err, 256, "live mode cannot run here: %.200s", rt.host.reason);
+		err_set(err, "live mode cannot run here: %.200s", rt.host.reason);
 		return -ENOTSUP;
 	}
-
 	rt.snap = snapshot_new(0, 0);
 	if (!rt.snap) {
-		snprintf(err, 256, "out of memory");
+		err_set(err, "out of memory");
 		return -ENOMEM;
 	}
-	rc = rt_store_open(&rt, err);
+	rc = rt_open(&rt, err);
 	if (rc)
 		goto out;
-	rc = rt_http_start(&rt, err);
-	if (rc)
-		goto out;
-	if (o->record_path) {
-		char werr[EVENT_WRITER_ERR_LEN];
-
-		rt.rec = event_writer_open(o->record_path, !o->record_no_clobber, werr);
-		if (!rt.rec) {
-			rc = -errno;
-			snprintf(err, 256, "%s", werr);
-			goto out;
-		}
-		if (o->result)
-			o->result->record_created = true;
-	}
-	if (rt.cfg.state_dir[0] && mkdir(rt.cfg.state_dir, 0750) && errno != EEXIST)
-		rt_log(&rt, LOG_WARN, "%.200s: %s", rt.cfg.state_dir, strerror(errno));
-	if (o->replay_path) {
-		rt.source_name = "replay";
-	} else {
-		rc = rt_source_open(&rt, err);
-		if (rc)
-			goto out;
-	}
-	rc = rt_store_run_begin(&rt, err);
-	if (rc)
-		goto out;
-	if (rt.cfg.flight_recorder_s) {
-		rt.fr = flightrec_new(rt.cfg.flight_recorder_s, rt.cfg.flight_recorder_max_events);
-		if (!rt.fr) {
-			snprintf(err, 256, "flight recorder: %s", strerror(errno));
-			rc = -ENOMEM;
-			goto out;
-		}
-		flightrec_set_keep(rt.fr, rt.cfg.flight_recorder_keep);
-	}
-	{
-		struct alerts_sink sink = {
-			.deliver = rt_alert_store,
-			.ctx = &rt,
-			.journal = true,
-		};
-
-		rt.alerts = alerts_new(&rt.cfg, &sink, rt.fr);
-		if (!rt.alerts) {
-			snprintf(err, 256, "out of memory");
-			rc = -ENOMEM;
-			goto out;
-		}
-	}
-	rc = rt_pipeline_new(&rt);
-	if (rc) {
-		snprintf(err, 256, "out of memory");
-		goto out;
-	}
-	memset(&si, 0, sizeof(si));
-	snprintf(si.source, sizeof(si.source), "%s", rt.source_name);
-	snprintf(si.kernel, sizeof(si.kernel), "%.63s", rt.host.kernel);
-	gethostname(si.host, sizeof(si.host) - 1);
-	si.nr_cpus = (uint32_t)rt.host.nr_cpus;
-	si.window_ns = rt.cfg.analyzer.window_ns;
-	si.started_ns = real_ns();
-	snapshot_set_info(rt.snap, &si);
+	rt_publish_info(&rt);
 
 	if (!o->replay_path)
 		rt_nice_apply(&rt, rt.cfg.nice);
@@ -802,87 +914,13 @@ int runtime_main(const struct runtime_opts *o, volatile sig_atomic_t *stop,
 	if (o->on_ready)
 		o->on_ready(o->ready_ctx);
 
-	if (o->replay_path) {
-		/* a recording through the same sinks, as fast as it reads */
-		struct source_info info;
-		char serr[SOURCE_ERR_LEN] = "";
-
-		rc = source_text_sniff(o->replay_path) ?
-			source_text_read(o->replay_path, rt_on_event, &rt, &info, serr) :
-			source_tracedat_read(o->replay_path, rt_on_event, &rt, &info, serr);
-		if (rc) {
-			snprintf(err, 256, "%.100s: %.150s", o->replay_path, serr);
-			goto out;
-		}
-		alerts_poll(rt.alerts);
-	}
-	while (!*stop && !o->replay_path) {
-		uint64_t now;
-
-		rc = rt_source_poll(&rt, POLL_MS);
-		if (rc < 0 && rc != -EINTR) {
-			snprintf(err, 256, "%s source: %s", rt.source_name, strerror(-rc));
-			goto out;
-		}
-		now = mono_ns();
-		/*
-		 * Close windows on a quiet host too; stay behind the sources'
-		 * reorder hold-back, and behind what a source that has fallen
-		 * behind has delivered, so no event of a closed window is late.
-		 */
-		if (now > 20000000ull) {
-			uint64_t until = now - 20000000ull, wm = rt_source_watermark(&rt);
-
-			pipeline_flush(rt.p, until < wm ? until : wm);
-		}
-		if (wd_usec && now - last_wd >= wd_usec * 1000ull / 2) {
-			sd_notify(0, "WATCHDOG=1");
-			last_wd = now;
-		}
-		if (now - last_status >= 10000000000ull) {
-			char st[256];
-
-			rt_status_line(&rt, st, sizeof(st));
-			sd_notifyf(0, "STATUS=%s", st);
-			last_status = now;
-		}
-		alerts_poll(rt.alerts);
-		if (*reload) {
-			*reload = 0;
-			rt_reload(&rt);
-		}
-		if (o->duration_ns && now - t_start >= o->duration_ns)
-			break;
-	}
-	sd_notify(0, "STOPPING=1");
-	rt_source_drain(&rt);
-	{
-		struct imb_window *summary = pipeline_finish(rt.p);
-
-		if (summary && o->report_path)
-			rt_report_write(&rt, summary);
-		/* the findings' final state: episodes closed at the end, whole-run ones */
-		if (summary && rt.store && rt.run_id > 0 &&
-		    store_findings_commit(rt.store, rt.run_id, summary->findings, summary->nr_findings))
-			rt_log(&rt, LOG_ERR, "%s: the findings' final state: %s", rt.cfg.db,
-			       store_last_error(rt.store));
-		imb_window_free(summary);
-	}
-	{
-		const struct model *m = pipeline_model(rt.p);
-
-		char st[256];
-
-		rt_log(&rt, LOG_INFO, "stopped: %" PRIu64 " windows, %" PRIu64 " events, %" PRIu64
-		       " lost", rt.windows, m->events, m->lost_events);
-		if (o->result) {
-			o->result->events = m->events;
-			o->result->lost = m->lost_events;
-		}
-		rt_status_line(&rt, st, sizeof(st));
-		sd_notifyf(0, "STATUS=stopped: %s", st);
-	}
-	rc = 0;
+	if (o->replay_path)
+		rc = rt_replay(&rt, err);
+	else
+		rc = rt_loop(&rt, stop, reload, t_start, wd_usec, err);
+	if (rc)
+		goto out;
+	rt_finish(&rt);
 out:
 	rt_done(&rt);
 	return rc;

@@ -31,6 +31,7 @@
 #include "daemon/live/priority.h"
 #include "daemon/sink/json.h"
 #include "daemon/sink/window_json.h"
+#include "daemon/util.h"
 
 #define ALERTS_MAX_CONDS 256
 #define ALERTS_MAX_HOOKS 4
@@ -70,14 +71,6 @@ struct alerts {
 	char dump_path[sizeof(((struct imb_alert *)0)->evidence_file)];
 	struct alerts_stats st;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 struct alerts *alerts_new(const struct config *cfg, const struct alerts_sink *sink,
 			  struct flightrec *fr)

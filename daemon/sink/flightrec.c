@@ -26,6 +26,7 @@
 #include "analyzers/event_text.h"
 #include "daemon/sink/flightrec.h"
 #include "daemon/live/priority.h"
+#include "daemon/util.h"
 
 #define RESULTS 16	/* outcomes of the last dumps, by sequence number */
 
@@ -57,14 +58,6 @@ struct flightrec {
 	size_t cap, head, n;	/* ring: n events ending before head */
 	struct imb_event ev[];
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* a dump buffer holds a whole ring (see buf_get) */
 static size_t buf_bytes(const struct flightrec *fr)
@@ -219,7 +212,7 @@ static int dump_path(const char *dir, const char *tag, char *path, size_t len, c
 	sanitize(safe, sizeof(safe), tag);
 	if ((size_t)snprintf(path, len, "%s/flight-%s-%09ld-%s.events.gz", dir, stamp,
 			     (long)now.tv_nsec, safe) >= len || strlen(path) + 5 > 4095) {
-		snprintf(err, 256, "%.100s: path too long", dir);
+		err_set(err, "%.100s: path too long", dir);
 		return -ENAMETOOLONG;
 	}
 	return 0;
@@ -237,14 +230,14 @@ static int write_events(const struct imb_event *ev, size_t n, size_t cap, size_t
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
 	if (fd < 0) {
 		rc = -errno;
-		snprintf(err, 256, "%.200s: %s", tmp, strerror(errno));
+		err_set(err, "%.200s: %s", tmp, strerror(errno));
 		return rc;
 	}
 	gz = gzdopen(dup(fd), "wb6");
 	if (!gz) {
 		close(fd);
 		unlink(tmp);
-		snprintf(err, 256, "%.200s: out of memory", tmp);
+		err_set(err, "%.200s: out of memory", tmp);
 		return -ENOMEM;
 	}
 	if (gzprintf(gz, "%s\n", event_text_header()) <= 0)
@@ -266,7 +259,7 @@ static int write_events(const struct imb_event *ev, size_t n, size_t cap, size_t
 	if (!rc && rename(tmp, path))
 		rc = -errno;
 	if (rc) {
-		snprintf(err, 256, "%.200s: %s", tmp, strerror(-rc));
+		err_set(err, "%.200s: %s", tmp, strerror(-rc));
 		unlink(tmp);
 	}
 	return rc;
@@ -387,8 +380,8 @@ int64_t flightrec_dump_async(struct flightrec *fr, const char *dir, const char *
 		fr->st.refused++;
 	pthread_mutex_unlock(&fr->mu);
 	if (full) {
-		snprintf(err, 256, "%d flight-recorder dumps are being written already",
-			 FLIGHTREC_MAX_QUEUED);
+		err_set(err, "%d flight-recorder dumps are being written already",
+			FLIGHTREC_MAX_QUEUED);
 		return -EBUSY;
 	}
 	rc = dump_path(dir, tag, path, len, err);
@@ -399,7 +392,7 @@ int64_t flightrec_dump_async(struct flightrec *fr, const char *dir, const char *
 		j->ev = buf_get(fr);
 	if (!j || !j->ev) {
 		free(j);
-		snprintf(err, 256, "out of memory copying %zu events", fr->n);
+		err_set(err, "out of memory copying %zu events", fr->n);
 		return -ENOMEM;
 	}
 	/* the ring, oldest first: at most two pieces */
@@ -417,7 +410,7 @@ int64_t flightrec_dump_async(struct flightrec *fr, const char *dir, const char *
 			buf_put_locked(fr, j->ev);
 			pthread_mutex_unlock(&fr->mu);
 			free(j);
-			snprintf(err, 256, "cannot start the flight-recorder writer thread");
+			err_set(err, "cannot start the flight-recorder writer thread");
 			return -EAGAIN;
 		}
 		fr->started = true;

@@ -33,6 +33,7 @@
 #include "daemon/sink/metrics.h"
 #include "daemon/sink/store.h"
 #include "web/assets.h"
+#include "daemon/util.h"
 
 #define STREAM_BATCH	16	/* windows sent per wake-up at most */
 #define STREAM_TASKS	20	/* busiest tasks in a stream window */
@@ -445,7 +446,7 @@ static enum MHD_Result http_route_tasks(struct http_server *h, struct MHD_Connec
 		return http_error(c, MHD_HTTP_BAD_REQUEST, "top must be an integer from 1 to 10000");
 	if (sort_s) {
 		field = -1;
-		for (size_t i = 0; i < sizeof(task_sorts) / sizeof(task_sorts[0]); i++)
+		for (size_t i = 0; i < ARRAY_SIZE(task_sorts); i++)
 			if (!strcmp(sort_s, task_sorts[i]))
 				field = (int)i;
 		if (field < 0)
@@ -571,7 +572,7 @@ static enum MHD_Result http_route_findings(struct http_server *h, struct MHD_Con
 	if (since_s && parse_u64(since_s, &since))
 		return http_error(c, MHD_HTTP_BAD_REQUEST, "since must be a non-negative integer (ns)");
 	if (kind) {
-		for (size_t i = 0; i < sizeof(finding_kinds) / sizeof(finding_kinds[0]); i++)
+		for (size_t i = 0; i < ARRAY_SIZE(finding_kinds); i++)
 			known |= !strcmp(kind, finding_kinds[i]);
 		if (!known)
 			return http_error(c, MHD_HTTP_BAD_REQUEST, "unknown finding kind");

@@ -23,6 +23,7 @@
 #include <sqlite3.h>
 
 #include "store.h"
+#include "daemon/util.h"
 
 #define NS_PER_MIN	60000000000LL
 #define NS_PER_DAY	86400000000000LL
@@ -103,7 +104,7 @@ static const char *const migrations[] = {
 	"CREATE INDEX alerts_t ON alerts(t_ns);",
 };
 
-_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == STORE_SCHEMA_VERSION,
+_Static_assert(ARRAY_SIZE(migrations) == STORE_SCHEMA_VERSION,
 	       "one migration per schema version");
 
 /* ---- writer ---- */
@@ -1362,8 +1363,6 @@ static const char *const job_metrics[] = {
 	"unfairness", "mean_deviation", "max_deviation", "jain_index",
 };
 static const char *const window_metrics[] = { "events", "lost_events" };
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static int in_list(const char *m, const char *const *l, size_t n)
 {

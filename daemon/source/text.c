@@ -17,6 +17,9 @@
 
 #include "analyzers/event_text.h"
 #include "daemon/source/source.h"
+#include "daemon/util.h"
+
+_Static_assert(ERR_LEN == SOURCE_ERR_LEN, "one size for every err buffer");
 
 bool source_text_sniff(const char *path)
 {
@@ -56,13 +59,13 @@ int source_text_read(const char *path, imb_event_fn fn, void *ctx, struct source
 	}
 	if (fd < 0) {
 		rc = -errno;
-		snprintf(err, SOURCE_ERR_LEN, "%s", strerror(errno));
+		err_set(err, "%s", strerror(errno));
 		return rc;
 	}
 	gz = gzdopen(fd, "rb");
 	if (!gz) {
 		close(fd);
-		snprintf(err, SOURCE_ERR_LEN, "cannot read: out of memory");
+		err_set(err, "cannot read: out of memory");
 		return -ENOMEM;
 	}
 	gzbuffer(gz, 1 << 16);
@@ -72,8 +75,8 @@ int source_text_read(const char *path, imb_event_fn fn, void *ctx, struct source
 
 		lineno++;
 		if (len == sizeof(line) - 1 && line[len - 1] != '\n') {
-			snprintf(err, SOURCE_ERR_LEN, "line %llu: longer than %d bytes",
-				 (unsigned long long)lineno, EVENT_TEXT_MAX_LINE);
+			err_set(err, "line %llu: longer than %d bytes",
+				(unsigned long long)lineno, EVENT_TEXT_MAX_LINE);
 			rc = -EINVAL;
 			break;
 		}
@@ -87,16 +90,16 @@ int source_text_read(const char *path, imb_event_fn fn, void *ctx, struct source
 			continue;
 		}
 		if (r < 0) {
-			snprintf(err, SOURCE_ERR_LEN, "line %llu: %s", (unsigned long long)lineno,
-				 perr_buf);
+			err_set(err, "line %llu: %s", (unsigned long long)lineno,
+				perr_buf);
 			rc = -EINVAL;
 			break;
 		}
 		if (ev.ts_ns < last_ts) {
-			snprintf(err, SOURCE_ERR_LEN,
-				 "line %llu: timestamp %llu is older than the line before (%llu)",
-				 (unsigned long long)lineno, (unsigned long long)ev.ts_ns,
-				 (unsigned long long)last_ts);
+			err_set(err,
+				"line %llu: timestamp %llu is older than the line before (%llu)",
+				(unsigned long long)lineno, (unsigned long long)ev.ts_ns,
+				(unsigned long long)last_ts);
 			rc = -EINVAL;
 			break;
 		}
@@ -108,8 +111,8 @@ int source_text_read(const char *path, imb_event_fn fn, void *ctx, struct source
 		info->events++;
 		rc = fn(&ev, ctx);
 		if (rc < 0) {
-			snprintf(err, SOURCE_ERR_LEN, "line %llu: %s", (unsigned long long)lineno,
-				 strerror(-rc));
+			err_set(err, "line %llu: %s", (unsigned long long)lineno,
+				strerror(-rc));
 			break;
 		}
 		rc = 0;
@@ -119,9 +122,9 @@ int source_text_read(const char *path, imb_event_fn fn, void *ctx, struct source
 		const char *msg = gzerror(gz, &zerr);
 
 		if (zerr != Z_OK && zerr != Z_BUF_ERROR) {
-			snprintf(err, SOURCE_ERR_LEN, "after line %llu: %s",
-				 (unsigned long long)lineno,
-				 zerr == Z_ERRNO ? strerror(errno) : msg);
+			err_set(err, "after line %llu: %s",
+				(unsigned long long)lineno,
+				zerr == Z_ERRNO ? strerror(errno) : msg);
 			rc = -EIO;
 		} else if (zerr == Z_BUF_ERROR) {
 			/* a gzip stream cut off: read up to the cut, like trace.dat */
