@@ -13,7 +13,8 @@ analyzers_libimbcore_a_SOURCES += analyzers/pelt.h analyzers/pelt.c \
 
 # --- model, pipeline and the analyzer table ---
 analyzers_libimbcore_a_SOURCES += \
-	analyzers/model.h analyzers/model.c \
+	analyzers/model.h analyzers/model_internal.h analyzers/model_tables.c \
+	analyzers/model_groups.c analyzers/model_events.c analyzers/model_kernel.c \
 	analyzers/analyzer.h analyzers/analyzers_table.h analyzers/analyzers_table.c \
 	analyzers/pipeline.h analyzers/pipeline.c
 # --- end model and pipeline ---

@@ -17,7 +17,7 @@
 #            (after 0.5 s of warm-up; tasks after 0.5 s of their life).
 # Both compare the engine with the kernel at the kernel's own update
 # instants: the model brings the engine to each record's last_update_time
-# and compares there (analyzers/model.c, cpu_compare()/ev_pelt_se()); the
+# and compares there (analyzers/model_kernel.c); the
 # live and offline figures differ only if the replay of the file differs
 # from the live stream.
 #

@@ -1,0 +1,904 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * model_events.c - drive the system model (model.h) from the event stream.
+ *
+ * Each event first brings the affected CPU's root run queue and task
+ * entities up to the event's time with their old state (the kernel's own
+ * order: update_load_avg() before the enqueue, dequeue or switch), then
+ * applies the state change.  CPU time comes from sched_stat_runtime where
+ * the source has it (the same clock_task deltas the kernel adds to the
+ * thread's own CPU time), else from switch intervals; runnable time is
+ * bounded by wake-ups and blocking switches, which every source records.
+ */
+#include "model_internal.h"
+
+void model_cpu_offset_bound(struct model_cpu *c, int64_t bound, uint64_t ts)
+{
+	if (!c->offset_ts || bound >= c->pelt_offset || ts - c->offset_ts > 4000000ull) {
+		c->pelt_offset = bound;
+		c->offset_ts = ts;
+	}
+}
+
+static uint64_t pelt_now(struct model_cpu *c, uint64_t ts)
+{
+	int64_t v = (int64_t)ts + c->pelt_offset;
+	uint64_t now = v < 0 ? 0 : (uint64_t)v;
+
+	/* a new offset estimate must not move the clock backwards */
+	if (now < c->pelt_last)
+		now = c->pelt_last;
+	c->pelt_last = now;
+	return now;
+}
+
+unsigned long model_task_weight(const struct model_task *t)
+{
+	return pelt_nice_to_weight(t->nice);
+}
+
+/* Account a task's time in its current state up to @ts. */
+static void task_account(struct model_task *t, uint64_t ts)
+{
+	uint64_t d;
+
+	if (ts <= t->state_ns)
+		return;
+	d = ts - t->state_ns;
+	switch (t->state) {
+	case MODEL_TASK_RUNNING:
+		t->switch_run_ns += d;
+		t->win_switch_run_ns += d;
+		/* fall through */
+	case MODEL_TASK_QUEUED:
+		t->runnable_ns += d;
+		t->win_runnable_ns += d;
+		t->win_seen = true;
+		break;
+	case MODEL_TASK_SLEEPING:
+		t->sleep_ns_total += d;
+		break;
+	case MODEL_TASK_UNKNOWN:
+		t->unknown_ns += d;
+		break;
+	default:
+		break;
+	}
+	t->state_ns = ts;
+}
+
+/* Account a CPU's busy time up to @ts. */
+void model_cpu_account(struct model_cpu *c, uint64_t ts)
+{
+	uint64_t d;
+
+	if (ts <= c->last_ns)
+		return;
+	d = ts - c->last_ns;
+	if (c->curr > 0) {
+		c->busy_ns += d;
+		c->win_busy_ns += d;
+	}
+	c->nr_running_area += d * c->nr_running;
+	if (c->weight)
+		c->vclock += d * 1024 / c->weight;
+	else if (c->curr > 0)
+		c->vclock += d;
+	c->last_ns = ts;
+}
+
+/* Bring a CPU's root run queue's PELT up to @ts with its current state. */
+void model_cpu_pelt_update(struct model_cpu *c, uint64_t ts)
+{
+	model_rq_pelt_update(&c->cfs, pelt_now(c, ts), c->root_weight, c->nr_queued,
+			c->curr > 0 && c->fair_curr);
+}
+
+/*
+ * Update the run queues on the path of task @t on @cpu (its group's, the
+ * ancestors', the root) at @ts, as update_load_avg() at every level of an
+ * enqueue, dequeue, tick or switch.  @t may be NULL: the root only.
+ */
+static void task_path_update(struct model *m, struct model_task *t, int cpu, uint64_t ts)
+{
+	uint64_t now = pelt_now(&m->cpus[cpu], ts);
+
+	if (!t || !m->has_groups) {
+		model_path_update(m, cpu, 0, now);
+		return;
+	}
+	if (t->att_group && t->att_cpu == cpu && t->att_group != t->group)
+		model_path_update(m, cpu, t->att_group, now);
+	if (t->q_group && t->cpu == cpu && t->q_group != t->group)
+		model_path_update(m, cpu, t->q_group, now);
+	model_path_update(m, cpu, t->group, now);
+}
+
+/* detach_entity_load_avg() from the run queue holding the task's averages */
+static void task_detach_avg(struct model *m, struct model_task *t)
+{
+	int cpu = t->att_group ? t->att_cpu : t->cpu;
+
+	if (cpu < 0 || cpu >= m->nr_cpus)
+		return;
+	pelt_detach(model_group_cfs(m, cpu, t->att_group), &t->avg);
+	model_group_mark_propagate(m, cpu, t->att_group);
+	model_task_set_att(m, t, 0);
+}
+
+/* remove_entity_load_avg(): applied at that run queue's next update */
+static void task_remove_avg(struct model *m, struct model_task *t)
+{
+	int cpu = t->att_group ? t->att_cpu : t->cpu;
+
+	if (cpu < 0 || cpu >= m->nr_cpus)
+		return;
+	pelt_remove(model_group_cfs(m, cpu, t->att_group), &t->avg);
+	model_task_set_att(m, t, 0);
+}
+
+/* Bring a task's entity up to @ts with its current state. */
+void model_task_pelt_update(struct model *m, struct model_task *t, uint64_t ts)
+{
+	struct model_cpu *c;
+	bool on_rq;
+
+	if (!t->fair || !t->pelt_valid || t->cpu < 0 || t->cpu >= m->nr_cpus)
+		return;
+	c = &m->cpus[t->cpu];
+	on_rq = t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED;
+	pelt_se_update(&t->avg, pelt_now(c, ts), model_task_weight(t), on_rq, on_rq,
+		       t->state == MODEL_TASK_RUNNING);
+}
+
+/* Take a queued/running task off its CPU's counts (no PELT change). */
+static void cpu_unqueue(struct model *m, struct model_task *t)
+{
+	struct model_cpu *c;
+
+	if (t->cpu < 0 || t->cpu >= m->nr_cpus)
+		return;
+	if (t->state != MODEL_TASK_RUNNING && t->state != MODEL_TASK_QUEUED)
+		return;
+	c = &m->cpus[t->cpu];
+	if (c->nr_running)
+		c->nr_running--;
+	if (t->fair) {
+		if (c->nr_queued)
+			c->nr_queued--;
+		c->weight = c->weight > model_task_weight(t) ? c->weight - model_task_weight(t) : 0;
+		model_chain_dequeue(m, t->cpu, t->q_group, model_task_weight(t));
+		t->q_group = 0;
+	}
+	if (c->curr == t->pid) {
+		c->curr = 0;
+		c->idle_since_ns = t->state_ns;
+	}
+}
+
+static void cpu_enqueue(struct model *m, struct model_task *t)
+{
+	struct model_cpu *c = &m->cpus[t->cpu];
+
+	c->nr_running++;
+	if (t->fair) {
+		c->nr_queued++;
+		c->weight += model_task_weight(t);
+		t->q_group = model_task_place(m, t, t->cpu);
+		model_chain_enqueue(m, t->cpu, t->q_group, model_task_weight(t));
+	}
+}
+
+/*
+ * Attach a task's entity to its CPU's run queue, as the kernel does at the
+ * first enqueue after fork or migration.
+ */
+static void task_pelt_attach(struct model *m, struct model_task *t, uint64_t ts, bool fresh)
+{
+	struct model_cpu *c = &m->cpus[t->cpu];
+	struct pelt_cfs *cfs;
+	uint64_t id;
+
+	if (!t->fair)
+		return;
+	if (t->att_group)
+		model_task_set_att(m, t, 0);	/* averages reset without a detach */
+	id = model_task_place(m, t, t->cpu);
+	cfs = model_group_cfs(m, t->cpu, id);
+	if (t->state == MODEL_TASK_UNKNOWN && t->pelt_valid) {
+		/*
+		 * First sight of a task whose averages came from the kernel's
+		 * own record: it was attached here before the model saw it, so
+		 * the kernel's values the model was seeded with hold it.
+		 */
+		model_task_set_att(m, t, id);
+		return;
+	}
+	if (!t->pelt_valid) {
+		/*
+		 * A new task starts heavy with half the spare capacity as its
+		 * util (the kernel's post_init); one first seen mid-trace has
+		 * an unknown past and starts from zero (warm-up: ~345 ms).
+		 */
+		if (fresh && m->fresh_pid == t->pid) {
+			t->avg = m->fresh_init;	/* computed before the enqueue's update */
+		} else if (fresh) {
+			pelt_init(&t->avg, model_task_weight(t));
+			pelt_post_init(&t->avg, model_task_weight(t), cfs, c->capacity);
+		} else {
+			memset(&t->avg, 0, sizeof(t->avg));
+		}
+		t->pelt_valid = true;
+	}
+	pelt_attach(cfs, &t->avg, model_task_weight(t));
+	model_group_mark_propagate(m, t->cpu, id);
+	model_task_set_att(m, t, id);
+	(void)ts;
+}
+
+/* Make @t the running task on CPU @c from @ts (state already accounted). */
+static void cpu_set_curr(struct model *m, struct model_cpu *c, struct model_task *t, uint64_t ts)
+{
+	if (c->curr > 0 && (!t || c->curr != t->pid)) {
+		struct model_task *old = model_task_find(m, c->curr);
+
+		/*
+		 * Replaced without a switch naming it: the trace lacks that
+		 * switch (tracefs misses some, e.g. of PID 1's threads on this
+		 * kernel).  Take it as blocked: a task that still wanted the
+		 * CPU shows up again in a switch or a wake-up, while one wrongly
+		 * left queued would inflate nr_running and runnable for ever.
+		 */
+		if (old && old->state == MODEL_TASK_RUNNING && old->cpu == c->cpu) {
+			model_task_pelt_update(m, old, ts);
+			task_account(old, ts);
+			c->curr = 0;
+			old->state = MODEL_TASK_QUEUED;	/* so that cpu_unqueue counts it */
+			cpu_unqueue(m, old);
+			old->state = MODEL_TASK_SLEEPING;
+			old->state_ns = ts;
+			m->vanished++;
+		}
+	}
+	if (!t) {
+		if (c->curr != 0)
+			c->idle_since_ns = ts;
+		c->curr = 0;
+		c->fair_curr = false;
+		return;
+	}
+	c->curr = t->pid;
+	c->fair_curr = t->fair;
+	task_account(t, ts);	/* its time so far was not running */
+	t->state = MODEL_TASK_RUNNING;
+}
+
+/*
+ * The run queue averages post_init_entity_util_avg() reads for the new
+ * task @t placed in group @id on @cpu: those of the queue's last update
+ * before the enqueue.  The kernel's averages change only where it traces
+ * them (a period crossed, an attach, a detach, a propagation into it), so
+ * with its records they are those of the group's last record older than
+ * the new task (the enqueue's own update and attach are traced before the
+ * wake-up that tells the model); the engine's load_avg of a group is not
+ * exact (blocked tasks that the kernel keeps queued count in it).  Without
+ * records: the engine's run queue.
+ */
+static const struct pelt_cfs *post_init_cfs(struct model *m, const struct model_task *t, int cpu,
+					    uint64_t id)
+{
+	struct model_group *g = model_group_find(m, cpu, id);
+	struct model_cpu *c = &m->cpus[cpu];
+	struct pelt_cfs *k = &m->post_init_k;
+	uint64_t util, load;
+
+	if (m->opts.plain_events)
+		return model_group_cfs(m, cpu, id);
+	if (g && g->k_ns && g->k_ns < t->first_ns) {
+		util = g->k_avg[MODEL_SIG_UTIL];
+		load = g->k_avg[MODEL_SIG_LOAD];
+	} else if (g && g->k_prev_ns && g->k_prev_ns < t->first_ns) {
+		util = g->k_prev_avg[MODEL_SIG_UTIL];
+		load = g->k_prev_avg[MODEL_SIG_LOAD];
+	} else if (!g && c->kcfs_ns && c->kcfs_ns < t->first_ns) {
+		util = c->kcfs.util_avg;
+		load = c->kcfs.load_avg;
+	} else if (!g && c->kcfs_prev_ns && c->kcfs_prev_ns < t->first_ns) {
+		util = c->kcfs_prev.util_avg;
+		load = c->kcfs_prev.load_avg;
+	} else {
+		return model_group_cfs(m, cpu, id);
+	}
+	*k = *model_group_cfs(m, cpu, id);
+	k->avg.util_avg = (unsigned long)util;
+	k->avg.load_avg = (unsigned long)load;
+	return k;
+}
+
+/*
+ * Put task @t on CPU @cpu as queued at @ts (wake-up, new task, migration
+ * in); if the CPU is idle it starts running at once.
+ */
+static void task_enqueue(struct model *m, struct model_task *t, int cpu, uint64_t ts, bool fresh)
+{
+	struct model_cpu *c;
+
+	if (model_cpu_grow(m, cpu))
+		return;
+	c = &m->cpus[cpu];
+	model_cpu_account(c, ts);
+	m->fresh_pid = 0;
+	if (fresh && !t->pelt_valid && t->fair) {
+		/*
+		 * post_init_entity_util_avg() reads the run queue's util as of
+		 * its last update, before the enqueue updates it.
+		 */
+		uint64_t id = model_task_place(m, t, cpu);
+
+		pelt_init(&m->fresh_init, model_task_weight(t));
+		pelt_post_init(&m->fresh_init, model_task_weight(t), post_init_cfs(m, t, cpu, id), c->capacity);
+		m->fresh_pid = t->pid;
+	}
+	task_path_update(m, t, cpu, ts);
+	task_account(t, ts);
+	if (t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED) {
+		if (t->cpu == cpu)
+			return;		/* already there (e.g. a wake-up of a delayed task) */
+		/* queued elsewhere: the trace missed a migration */
+		cpu_unqueue(m, t);
+		if (t->fair && t->pelt_valid && t->cpu >= 0 && t->cpu < m->nr_cpus)
+			task_detach_avg(m, t);
+		t->cpu = cpu;
+		task_pelt_attach(m, t, ts, false);
+	} else if (t->attach_pending) {
+		/* removed at its migration (ev_migrate()): attach as it is */
+		t->attach_pending = false;
+		t->cpu = cpu;
+		task_pelt_attach(m, t, ts, false);
+	} else {
+		bool moved = t->cpu != cpu;
+
+		/* blocked decay to now, then attach where it lands */
+		model_task_pelt_update(m, t, ts);
+		if (moved || !t->pelt_valid) {
+			if (t->pelt_valid && t->cpu >= 0 && t->cpu < m->nr_cpus && t->fair)
+				task_remove_avg(m, t);
+			t->cpu = cpu;
+			task_pelt_attach(m, t, ts, fresh);
+		} else if (t->fair && m->has_groups && t->att_group != t->group) {
+			/* moved to another group while asleep (sched_move_task()) */
+			task_detach_avg(m, t);
+			task_pelt_attach(m, t, ts, false);
+		}
+	}
+	t->state = MODEL_TASK_QUEUED;
+	t->state_ns = ts;
+	t->runnable_since_ns = ts;
+	cpu_enqueue(m, t);
+	model_task_pelt_update(m, t, ts);
+	if (c->curr <= 0)
+		cpu_set_curr(m, c, t, ts);
+	if (m->has_groups)
+		task_path_update(m, t, cpu, ts);	/* the attach propagates up */
+}
+
+/* The task is gone: remove its contribution, as remove_entity_load_avg(). */
+static void task_kill(struct model *m, struct model_task *t, uint64_t ts)
+{
+	task_account(t, ts);
+	if (t->fair && t->pelt_valid && !t->attach_pending && t->cpu >= 0 && t->cpu < m->nr_cpus)
+		task_remove_avg(m, t);
+	model_task_set_att(m, t, 0);
+	t->pelt_valid = false;
+	t->attach_pending = false;
+	t->state = MODEL_TASK_DEAD;
+	t->state_ns = ts;
+	t->last_ns = ts;
+}
+
+/*
+ * Make sure @t is on CPU @cpu's run queue (running or queued) at @ts, for a
+ * switch that names it although the model has it elsewhere or asleep.  Its
+ * entity moves with it only when it changes CPU: a sleeping task stays
+ * attached to its CPU's run queue, as in the kernel.
+ */
+static void task_queue_here(struct model *m, struct model_task *t, int cpu, uint64_t ts)
+{
+	bool queued = t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED;
+	bool valid_cpu = t->cpu >= 0 && t->cpu < m->nr_cpus;
+
+	if (queued && t->cpu == cpu)
+		return;
+	task_account(t, ts);
+	if (t->attach_pending && !queued) {
+		/* removed at a wake-up migration whose wake-up the trace lacks */
+		t->attach_pending = false;
+		t->cpu = cpu;
+		task_pelt_attach(m, t, ts, false);
+	} else if (queued) {
+		cpu_unqueue(m, t);
+		if (t->fair && t->pelt_valid && valid_cpu)
+			task_detach_avg(m, t);
+	} else if (t->cpu != cpu && t->fair && t->pelt_valid && valid_cpu) {
+		task_remove_avg(m, t);
+		t->pelt_valid = false;
+	}
+	if (t->cpu != cpu || !t->pelt_valid) {
+		t->cpu = cpu;
+		task_pelt_attach(m, t, ts, false);
+	}
+	t->state = MODEL_TASK_QUEUED;
+	t->state_ns = ts;
+	cpu_enqueue(m, t);
+}
+
+/*
+ * sched_autogroup_exit_task(): an exiting task leaves its autogroup for the
+ * root group before its last switch (sched_move_task(): dequeue, detach
+ * with propagation up the hierarchy, attach to the root, enqueue), so its
+ * util goes with it to the root, whose next update then removes it.
+ */
+void model_task_exit_autogroup(struct model *m, struct model_task *t, int cpu, uint64_t ts)
+{
+	bool queued = t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED;
+	uint64_t old = t->att_group ? t->att_group : t->q_group;
+
+	if (!m->has_groups || !t->fair || !(old & IMB_TG_AUTOGROUP) || t->cpu != cpu)
+		return;
+	if (queued) {
+		model_chain_dequeue(m, cpu, t->q_group, model_task_weight(t));
+		t->q_group = 0;
+	}
+	if (t->pelt_valid && t->att_group)
+		task_detach_avg(m, t);
+	model_path_update(m, cpu, old, pelt_now(&m->cpus[cpu], ts));
+	t->group = 0;
+	if (t->pelt_valid) {
+		pelt_attach(&m->cpus[cpu].cfs, &t->avg, model_task_weight(t));
+		model_task_set_att(m, t, 0);
+	}
+	if (queued)
+		model_chain_enqueue(m, cpu, 0, model_task_weight(t));
+}
+
+/* A switch's prev leaves the CPU: still queued (R, R+), or blocked and dequeued. */
+static struct model_task *switch_prev_out(struct model *m, struct model_cpu *c,
+					  const struct imb_ev_switch *s, uint64_t ts)
+{
+	bool blocked = s->prev_state != IMB_STATE_RUNNING && s->prev_state != IMB_STATE_PREEMPTED;
+	bool dead = s->prev_state == 0x10 || s->prev_state == 0x20;
+	struct model_task *prev = model_task_get(m, s->prev_pid, ts);
+
+	if (!prev)
+		return NULL;
+	model_task_note(prev, s->prev_comm, s->prev_prio, ts);
+	model_task_set_tgid(m, prev, s->prev_tgid);
+	/* first sight, or the trace missed how it got here */
+	task_queue_here(m, prev, c->cpu, ts);
+	if (c->curr != prev->pid) {
+		/*
+		 * It was running here although we did not see it start (this
+		 * kernel's tracefs drops the switch out of idle on CPU 1): it
+		 * started no earlier than this CPU's last switch, nor than it
+		 * was queued here.
+		 */
+		if (c->switch_ns > prev->state_ns && c->switch_ns < ts)
+			task_account(prev, c->switch_ns);
+		if (c->curr > 0)
+			cpu_set_curr(m, c, NULL, ts);
+		c->curr = prev->pid;
+		c->fair_curr = prev->fair;
+		prev->state = MODEL_TASK_RUNNING;
+	}
+	model_task_pelt_update(m, prev, ts);
+	task_account(prev, ts);
+	if (m->has_groups)
+		task_path_update(m, prev, c->cpu, ts);
+	if (blocked && (prev->exited || dead))
+		model_task_exit_autogroup(m, prev, c->cpu, ts);
+	if (prev->fair) {
+		m->switch_out_fair++;
+		if (blocked)
+			m->switch_out_blocked++;
+	}
+	if (!blocked) {
+		prev->state = MODEL_TASK_QUEUED;
+		return prev;
+	}
+	/* blocked: dequeue; its entity stays attached, decaying */
+	cpu_unqueue(m, prev);
+	prev->state = MODEL_TASK_SLEEPING;
+	prev->state_ns = ts;
+	if (prev->exited || dead)
+		task_kill(m, prev, ts);
+	return prev;
+}
+
+/* A switch's next starts running on the CPU. */
+static void switch_next_in(struct model *m, struct model_cpu *c, const struct imb_ev_switch *s,
+			   uint64_t ts)
+{
+	struct model_task *next = model_task_get(m, s->next_pid, ts);
+
+	if (!next)
+		return;
+	model_task_note(next, s->next_comm, s->next_prio, ts);
+	model_task_set_tgid(m, next, s->next_tgid);
+	if (s->next_cgroup)
+		next->cgroup = s->next_cgroup;
+	if (s->next_group)
+		next->group = model_tg_internal(s->next_group);
+	task_queue_here(m, next, c->cpu, ts);
+	if (next->fair && m->has_groups && next->cpu == c->cpu &&
+	    (next->q_group != model_task_place(m, next, c->cpu) ||
+	     (next->pelt_valid && next->att_group != next->q_group))) {
+		/* in another group than the model had it (sched_move_task()) */
+		next->state = MODEL_TASK_QUEUED;
+		cpu_unqueue(m, next);
+		if (next->pelt_valid)
+			task_detach_avg(m, next);
+		task_path_update(m, next, c->cpu, ts);
+		task_pelt_attach(m, next, ts, false);
+		cpu_enqueue(m, next);
+	}
+	model_task_pelt_update(m, next, ts);
+	task_account(next, ts);	/* it waited until now */
+	c->curr = next->pid;
+	c->fair_curr = next->fair;
+	next->state = MODEL_TASK_RUNNING;
+	if (m->has_groups)
+		task_path_update(m, next, c->cpu, ts);
+}
+
+static void ev_switch(struct model *m, const struct imb_event *ev)
+{
+	const struct imb_ev_switch *s = &ev->sw;
+	uint64_t ts = ev->ts_ns;
+	struct model_task *prev = NULL;
+	struct model_cpu *c;
+
+	if (model_cpu_grow(m, ev->cpu))
+		return;
+	c = &m->cpus[ev->cpu];
+	model_cpu_account(c, ts);
+	if (s->next_group && s->next_pid > 0)
+		m->has_groups = true;
+	/* put_prev / set_next: update_load_avg() on both tasks' paths */
+	task_path_update(m, s->prev_pid > 0 ? model_task_find(m, s->prev_pid) : NULL, ev->cpu, ts);
+	if (s->next_pid > 0 && m->has_groups)
+		task_path_update(m, model_task_find(m, s->next_pid), ev->cpu, ts);
+
+	if (!model_pid_is_idle(s->prev_pid))
+		prev = switch_prev_out(m, c, s, ts);
+	/*
+	 * A task still current here that the switch does not name vanished
+	 * (see cpu_set_curr()) — unless it is the one switched in: a task
+	 * woken on this idle CPU was taken as running from its wake-up.
+	 */
+	if (c->curr > 0 && (!prev || c->curr != prev->pid) && c->curr != s->next_pid)
+		cpu_set_curr(m, c, NULL, ts);
+	c->curr = 0;
+	c->fair_curr = false;
+	c->switch_ns = ts;
+
+	if (model_pid_is_idle(s->next_pid))
+		c->idle_since_ns = ts;
+	else
+		switch_next_in(m, c, s, ts);
+}
+
+static void ev_wakeup(struct model *m, const struct imb_event *ev, bool fresh)
+{
+	const struct imb_ev_wakeup *w = &ev->wakeup;
+	struct model_task *t = model_task_get(m, w->pid, ev->ts_ns);
+	int cpu = w->target_cpu >= 0 ? w->target_cpu : ev->cpu;
+
+	if (!t)
+		return;
+	model_task_note(t, w->comm, w->prio, ev->ts_ns);
+	model_task_set_tgid(m, t, w->tgid);
+	if (fresh && t->state == MODEL_TASK_UNKNOWN)
+		t->pelt_valid = false;
+	task_enqueue(m, t, cpu, ev->ts_ns, fresh);
+}
+
+static void ev_migrate(struct model *m, const struct imb_event *ev)
+{
+	const struct imb_ev_migrate *mg = &ev->migrate;
+	struct model_task *t = model_task_get(m, mg->pid, ev->ts_ns);
+	uint64_t ts = ev->ts_ns;
+
+	if (!t || model_cpu_grow(m, mg->dest_cpu) || model_cpu_grow(m, mg->orig_cpu))
+		return;
+	model_task_note(t, mg->comm, mg->prio, ts);
+	t->migrations++;
+	t->win_migrations++;
+	t->win_seen = true;
+	if (t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED) {
+		struct model_cpu *src = &m->cpus[t->cpu >= 0 ? t->cpu : mg->orig_cpu];
+
+		/* a queued task moved by the balancer: detach, attach at dest */
+		model_cpu_account(src, ts);
+		task_path_update(m, t, src->cpu, ts);
+		model_task_pelt_update(m, t, ts);
+		task_account(t, ts);
+		cpu_unqueue(m, t);
+		if (t->fair && t->pelt_valid)
+			task_detach_avg(m, t);
+		if (m->has_groups)
+			task_path_update(m, t, src->cpu, ts);	/* the detach propagates */
+		t->state = MODEL_TASK_SLEEPING;	/* transiently off any rq */
+		t->cpu = mg->dest_cpu;
+		t->pelt_valid = t->pelt_valid && t->fair;
+		{
+			struct model_cpu *dst = &m->cpus[mg->dest_cpu];
+
+			model_cpu_account(dst, ts);
+			task_path_update(m, t, dst->cpu, ts);
+			if (t->fair && t->pelt_valid)
+				task_pelt_attach(m, t, ts, false);
+			t->state = MODEL_TASK_QUEUED;
+			t->state_ns = ts;
+			cpu_enqueue(m, t);
+			if (dst->curr <= 0)
+				cpu_set_curr(m, dst, t, ts);
+			if (m->has_groups)
+				task_path_update(m, t, dst->cpu, ts);
+		}
+		if (src->curr <= 0)
+			src->idle_since_ns = ts;
+	} else {
+		/*
+		 * A sleeping task placed on another CPU at wake-up: the
+		 * kernel removes it from the old run queue here
+		 * (migrate_task_rq_fair() in set_task_cpu(), where this
+		 * tracepoint fires), its averages synced to that run queue's
+		 * last update and, if the old CPU idles, decayed on to an
+		 * estimate of its clock now (migrate_se_pelt_lag()); the
+		 * enqueue that follows attaches them unchanged.
+		 */
+		if (t->cpu < 0)
+			t->cpu = mg->orig_cpu;
+		if (t->fair && t->pelt_valid && t->cpu != mg->dest_cpu && !t->attach_pending) {
+			struct model_cpu *src = &m->cpus[t->cpu];
+
+			task_remove_avg(m, t);
+			if (src->curr <= 0)
+				pelt_se_update(&t->avg, pelt_now(src, ts), model_task_weight(t), 0, 0, 0);
+			t->attach_pending = true;
+		}
+	}
+}
+
+static void ev_fork(struct model *m, const struct imb_event *ev)
+{
+	struct model_task *t = model_task_get(m, ev->fork.child_pid, ev->ts_ns);
+
+	if (!t)
+		return;
+	model_task_note(t, ev->fork.child_comm, -1, ev->ts_ns);
+	model_task_set_att(m, t, 0);
+	t->pelt_valid = false;
+	t->attach_pending = false;
+	{
+		const struct model_task *p = model_task_find(m, ev->fork.parent_pid);
+
+		if (p && p != t)
+			t->group = p->group;	/* a child starts in its parent's group */
+	}
+	t->parent_pid = ev->fork.parent_pid;
+	model_task_set_tgid(m, t, ev->fork.child_tgid);
+}
+
+static void ev_exit(struct model *m, const struct imb_event *ev)
+{
+	struct model_task *t = model_task_find(m, ev->exit.pid);
+	uint64_t ts = ev->ts_ns;
+
+	if (!t)
+		return;
+	model_task_note(t, ev->exit.comm, ev->exit.prio, ts);
+	t->exited = true;
+	t->win_seen = true;
+	/*
+	 * sched_process_exit fires while the task still runs; its final
+	 * switch out dequeues it and task_block() then removes its PELT
+	 * contribution.  A task that is not on a run queue now goes at once.
+	 */
+	if (t->state != MODEL_TASK_RUNNING && t->state != MODEL_TASK_QUEUED)
+		task_kill(m, t, ts);
+}
+
+static void ev_runtime(struct model *m, const struct imb_event *ev)
+{
+	struct model_task *t = model_task_get(m, ev->runtime.pid, ev->ts_ns);
+	uint64_t ts = ev->ts_ns;
+	struct model_cpu *c;
+
+	if (!t || model_cpu_grow(m, ev->cpu))
+		return;
+	t->last_ns = ts;
+	t->has_runtime = true;
+	m->has_runtime_events = true;
+	t->runtime_ns += ev->runtime.runtime_ns;
+	t->win_runtime_ns += ev->runtime.runtime_ns;
+	t->win_seen = true;
+	c = &m->cpus[ev->cpu];
+	/*
+	 * A task current on another CPU: a remote update_curr(), e.g. the
+	 * balancer on this CPU updating the busiest CPU's current task before
+	 * it pulls from it; the record is in this CPU's buffer, the task did
+	 * not move.
+	 */
+	if (t->state == MODEL_TASK_RUNNING && t->cpu != ev->cpu && t->cpu >= 0 &&
+	    t->cpu < m->nr_cpus && m->cpus[t->cpu].curr == t->pid)
+		return;
+	model_cpu_account(c, ts);
+	/*
+	 * The task runs on this CPU now.  If the model thought otherwise, the
+	 * trace lacked the switch that started it.
+	 */
+	if (c->curr != t->pid) {
+		task_account(t, ts);
+		if (t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED) {
+			if (t->cpu != ev->cpu) {
+				task_path_update(m, t, t->cpu, ts);
+				cpu_unqueue(m, t);
+				if (t->fair && t->pelt_valid)
+					task_detach_avg(m, t);
+				t->cpu = ev->cpu;
+				t->state = MODEL_TASK_QUEUED;
+				cpu_enqueue(m, t);
+				task_pelt_attach(m, t, ts, false);
+			}
+		} else {
+			task_enqueue(m, t, ev->cpu, ts, false);
+		}
+		model_cpu_pelt_update(c, ts);
+		if (c->curr != t->pid)
+			cpu_set_curr(m, c, t, ts);
+	}
+	/* update_curr() at a tick is also a PELT update instant */
+	model_task_pelt_update(m, t, ts);
+	task_path_update(m, t, ev->cpu, ts);
+}
+
+/* Apply one event's state change (the kind's handler). */
+static void event_apply(struct model *m, const struct imb_event *ev)
+{
+	switch (ev->kind) {
+	case IMB_EV_SWITCH:
+		ev_switch(m, ev);
+		break;
+	case IMB_EV_WAKEUP:
+		ev_wakeup(m, ev, false);
+		break;
+	case IMB_EV_WAKEUP_NEW:
+		ev_wakeup(m, ev, true);
+		break;
+	case IMB_EV_MIGRATE:
+		ev_migrate(m, ev);
+		break;
+	case IMB_EV_FORK:
+		ev_fork(m, ev);
+		break;
+	case IMB_EV_EXIT:
+		ev_exit(m, ev);
+		break;
+	case IMB_EV_RUNTIME:
+		ev_runtime(m, ev);
+		break;
+	case IMB_EV_PELT_CFS:
+		if (m->opts.plain_events)
+			model_ev_pelt_plain(m, ev);
+		else
+			model_ev_pelt_cfs(m, ev);
+		break;
+	case IMB_EV_PELT_SE:
+		if (m->opts.plain_events)
+			model_ev_pelt_plain(m, ev);
+		else
+			model_ev_pelt_se(m, ev);
+		break;
+	case IMB_EV_VRUNTIME:
+		if (ev->cpu >= 0 && ev->cpu < m->nr_cpus)
+			m->cpus[ev->cpu].kvruntime = ev->vruntime.vruntime_ref;
+		break;
+	case IMB_EV_LOST:
+		m->lost_events += ev->lost.count ? ev->lost.count : 1;
+		m->win_lost += ev->lost.count ? ev->lost.count : 1;
+		break;
+	default:
+		break;		/* waking, NUMA: read by the analyzers */
+	}
+}
+
+/*
+ * The event as the model takes it, in @e when it differs from @ev: an
+ * older one at the current time (counted), and with --plain-events
+ * without task-group ids and run-queue clocks.
+ */
+static const struct imb_event *event_prepare(struct model *m, const struct imb_event *ev,
+					     struct imb_event *e)
+{
+	if (ev->ts_ns < m->now_ns) {
+		m->out_of_order++;
+		*e = *ev;
+		e->ts_ns = m->now_ns;
+		ev = e;
+	}
+	if (m->opts.plain_events &&
+	    ((ev->flags & IMB_EVF_RQ_CLOCKS) || (ev->kind == IMB_EV_SWITCH && ev->sw.next_group))) {
+		if (ev != e) {
+			*e = *ev;
+			ev = e;
+		}
+		e->flags &= ~IMB_EVF_RQ_CLOCKS;
+		if (e->kind == IMB_EV_SWITCH)
+			e->sw.next_group = 0;
+	}
+	return ev;
+}
+
+int model_event(struct model *m, const struct imb_event *ev)
+{
+	struct imb_event e;
+	bool gcmp_after;
+	int cmp_after;
+
+	if (ev->kind >= IMB_EV__COUNT)
+		return -EINVAL;
+	if (!m->events)
+		m->t0_ns = m->now_ns = m->win_start_ns = ev->ts_ns;
+	ev = event_prepare(m, ev, &e);
+	m->now_ns = ev->ts_ns;
+	m->events++;
+	m->win_events++;
+	m->kind_count[ev->kind]++;
+	if (ev->cpu >= 0 && ev->cpu < MODEL_MAX_CPUS) {
+		if (model_cpu_grow(m, ev->cpu))
+			return -ENOMEM;
+		/*
+		 * The run queue clocks a record carries are as old as the last
+		 * update_rq_clock() (tens of microseconds at a switch), so
+		 * clock - ts is a lower bound of the offset now: keep the
+		 * largest recent bound, and let it fall (steal and IRQ time
+		 * slow clock_task down) only once it is 4 ms old.
+		 */
+		if ((ev->flags & IMB_EVF_RQ_CLOCKS) &&
+		    (ev->kind == IMB_EV_SWITCH || ev->kind == IMB_EV_RUNTIME))
+			model_cpu_offset_bound(&m->cpus[ev->cpu],
+					       (int64_t)ev->clock_pelt_ns - (int64_t)ev->ts_ns,
+					       ev->ts_ns);
+	}
+
+	cmp_after = m->has_kernel_pelt ? model_cpu_compare_pending(m, ev) : -1;
+	gcmp_after = m->nr_gpend ? model_group_compare_pending(m, ev) : false;
+	event_apply(m, ev);
+	if (cmp_after >= 0)
+		model_cpu_compare(m, &m->cpus[cmp_after]);
+	if (gcmp_after)
+		model_group_compare_after(m);
+	return 0;
+}
+
+void model_advance(struct model *m, uint64_t now_ns)
+{
+	if (now_ns < m->now_ns)
+		now_ns = m->now_ns;
+	for (int i = 0; i < m->nr_cpus; i++)
+		if (m->cpus[i].cmp_pending)
+			model_cpu_compare(m, &m->cpus[i]);
+	for (int i = 0; i < m->nr_cpus; i++) {
+		model_cpu_account(&m->cpus[i], now_ns);
+		model_cpu_pelt_update(&m->cpus[i], now_ns);
+	}
+	for (size_t i = 0; i < m->nr_tasks; i++) {
+		struct model_task *t = &m->tasks[i];
+
+		if (t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED)
+			model_task_pelt_update(m, t, now_ns);
+		task_account(t, now_ns);
+	}
+	m->now_ns = now_ns;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * model_internal.h - what the model's own files share, and nobody else.
+ *
+ * The model (model.h) is written in four files, one concern each:
+ *   model_tables.c  the task table and its hash, CPUs, tgid hints,
+ *                   eviction of dead tasks, the model's life cycle;
+ *   model_groups.c  task groups: their table, run queues and entities,
+ *                   the queued counts up the hierarchy, propagation;
+ *   model_events.c  the scheduler events: task states, CPU accounting and
+ *                   the PELT updates at the kernel's update points;
+ *   model_kernel.c  the kernel's own PELT records: seeding, the lazy
+ *                   updates they reveal, and the engine's error at them.
+ * Functions here are the model's internals (prefix model_, declared only
+ * in this header); analyzers and sources use model.h.
+ */
+#ifndef IMB_MODEL_INTERNAL_H
+#define IMB_MODEL_INTERNAL_H
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+/* model_tables.c */
+int model_cpu_grow(struct model *m, int cpu);
+struct model_task *model_task_get(struct model *m, int32_t pid, uint64_t ts);
+void model_task_note(struct model_task *t, const char *comm, int prio, uint64_t ts);
+void model_task_set_tgid(struct model *m, struct model_task *t, int32_t tgid);
+
+/* model_groups.c */
+void model_chain_dequeue(struct model *m, int cpu, uint64_t id, unsigned long w);
+void model_chain_enqueue(struct model *m, int cpu, uint64_t id, unsigned long w);
+struct pelt_cfs *model_group_cfs(struct model *m, int cpu, uint64_t id);
+int model_group_evict_idle(struct model *m);
+struct model_group *model_group_get(struct model *m, int cpu, uint64_t id, uint64_t parent_id,
+		int depth);
+bool model_group_is_curr(const struct model *m, const struct model_cpu *c,
+		const struct model_group *g);
+void model_group_mark_propagate(struct model *m, int cpu, uint64_t id);
+void model_path_update(struct model *m, int cpu, uint64_t id, uint64_t now);
+void model_rq_pelt_update(struct pelt_cfs *cfs, uint64_t now, unsigned long weight_sum,
+		unsigned int h_nr_runnable, int curr);
+uint64_t model_task_place(struct model *m, struct model_task *t, int cpu);
+void model_task_set_att(struct model *m, struct model_task *t, uint64_t id);
+uint64_t model_tg_internal(uint64_t wire);
+
+/* model_events.c */
+void model_cpu_account(struct model_cpu *c, uint64_t ts);
+void model_cpu_offset_bound(struct model_cpu *c, int64_t bound, uint64_t ts);
+void model_cpu_pelt_update(struct model_cpu *c, uint64_t ts);
+void model_task_exit_autogroup(struct model *m, struct model_task *t, int cpu, uint64_t ts);
+void model_task_pelt_update(struct model *m, struct model_task *t, uint64_t ts);
+unsigned long model_task_weight(const struct model_task *t);
+
+/* model_kernel.c */
+void model_cpu_compare(struct model *m, struct model_cpu *c);
+int model_cpu_compare_pending(struct model *m, const struct imb_event *ev);
+void model_ev_pelt_cfs(struct model *m, const struct imb_event *ev);
+void model_ev_pelt_plain(struct model *m, const struct imb_event *ev);
+void model_ev_pelt_se(struct model *m, const struct imb_event *ev);
+void model_group_compare_after(struct model *m);
+bool model_group_compare_pending(struct model *m, const struct imb_event *ev);
+
+#endif /* IMB_MODEL_INTERNAL_H */
