@@ -206,19 +206,316 @@ int tracedat_tail_cut(const char *path)
 	return cut;
 }
 
-int tracedat_repair(const char *path, int *fd_out, char *warning, size_t wlen, char *err)
+/* What the stages of tracedat_repair() learn about the file. */
+struct repair {
+	struct buf b;			/* the file, mapped */
+	uint32_t page_size, ncpus;
+	uint32_t strid;			/* string id of the last options section */
+	uint64_t opt_off;		/* next options section (0: none; past the end: cut) */
+	uint64_t done_pos;		/* the last DONE option's link, to point at our section */
+	uint64_t fly_off;		/* the flyrecord section */
+	size_t sect;			/* end of the last options section read */
+	size_t data_end;		/* where the event data can end */
+	size_t end;			/* end of the good event data */
+	size_t cut_cpu;			/* first CPU whose data are cut (SIZE_MAX: none) */
+	bool compressed;		/* the event data are in compressed chunks */
+	bool tail_cut;			/* cut in the last options section, data whole */
+	char clock[32];
+	struct cpu_data *cpu;		/* ncpus entries: each CPU's good data */
+};
+
+/* header: magic, "7\0", endian, long size, page size, compression, version */
+static int repair_header(struct repair *r, char *err)
 {
-	struct buf b;
-	struct stat st;
-	unsigned char *map, *out = NULL;
-	uint32_t page_size, ncpus = 0, strid = 0;
-	uint64_t opt_off, done_pos = 0, fly_off;
-	char clock[32] = "local";
-	struct cpu_data *cpu = NULL;
-	size_t off, end, out_len, sect = 0, cut_cpu = SIZE_MAX, data_end;
+	const struct buf *b = &r->b;
+	size_t off = 10;
+
+	if (b->p[off] != '7' || b->p[off + 1] != 0)
+		return repair_fail(err, -EINVAL, "cannot read the trace.dat headers (truncated or "
+				   "corrupted file of a version other than 7)");
+	off += 2;
+	if (b->p[off] != 0)
+		return repair_fail(err, -EINVAL, "cannot read a big-endian trace.dat");
+	off += 2;
+	if (!rd32(b, off, &r->page_size) || r->page_size < 512 || r->page_size > (1u << 20) ||
+	    (r->page_size & (r->page_size - 1)))
+		return repair_fail(err, -EINVAL, "trace.dat header: bad page size");
+	off += 4;
+	if (!skip_str(b, &off) || !skip_str(b, &off) || !rd64(b, off, &r->opt_off))
+		return repair_fail(err, -EINVAL, "trace.dat header cut off");
+	return 0;
+}
+
+/*
+ * repair_option_list - the options of one section, [o, oend): the CPU
+ * count, the trace clock and the DONE option's link.  A BUFFER option means
+ * the data map is there, so the file is not cut but corrupted.
+ */
+static int repair_option_list(struct repair *r, size_t o, size_t oend, char *err)
+{
+	const struct buf *b = &r->b;
+
+	r->done_pos = 0;
+	while (o + 6 <= oend) {
+		uint16_t oid = 0;
+		uint32_t olen = 0;
+
+		rd16(b, o, &oid);
+		rd32(b, o + 2, &olen);
+		if (o + 6 + olen > oend)
+			break;
+		if (oid == OPT_CPUCOUNT && olen >= 4)
+			rd32(b, o + 6, &r->ncpus);
+		if (oid == OPT_TRACECLOCK) {
+			/* "local global [perf] mono": the bracketed one */
+			const char *s = (const char *)b->p + o + 6;
+			const char *l = memchr(s, '[', olen), *rb;
+
+			rb = l ? memchr(l, ']', olen - (size_t)(l - s)) : NULL;
+			if (l && rb && (size_t)(rb - l - 1) < sizeof(r->clock))
+				snprintf(r->clock, sizeof(r->clock), "%.*s", (int)(rb - l - 1),
+					 l + 1);
+		}
+		if (oid == OPT_BUFFER)
+			return repair_fail(err, -EINVAL, "the file has its data map but "
+					   "libtracecmd cannot read it (corrupted)");
+		if (oid == OPT_DONE && olen == 8)
+			r->done_pos = o + 6;
+		o += 6 + olen;
+	}
+	return 0;
+}
+
+/* follow the options chain as far as the file goes */
+static int repair_options(struct repair *r, char *err)
+{
+	const struct buf *b = &r->b;
 	uint16_t id, flags;
 	uint64_t size;
-	bool compressed, tail_cut = false;
+	int rc;
+
+	for (;;) {
+		size_t o, oend;
+		uint16_t fid = 0;
+
+		if (!rd16(b, r->opt_off, &id) || !rd16(b, r->opt_off + 2, &flags) ||
+		    !rd32(b, r->opt_off + 4, &r->strid) || !rd64(b, r->opt_off + 8, &size) ||
+		    r->opt_off + SEC_HDR_SIZE + size > b->len) {
+			/*
+			 * Cut inside the last options section, the one after
+			 * the event data (it holds the data map): the data
+			 * are all there.
+			 */
+			if (r->done_pos && r->opt_off > r->sect && rd16(b, r->sect, &fid) &&
+			    fid == OPT_BUFFER) {
+				r->tail_cut = true;
+				break;
+			}
+			return repair_fail(err, -EINVAL,
+					   "options section at offset %llu cut off (before the event data)",
+					   (unsigned long long)r->opt_off);
+		}
+		if (id != 0 || (flags & SEC_COMPRESSED))
+			return repair_fail(err, -EINVAL,
+					   "options section at offset %llu is not readable for repair",
+					   (unsigned long long)r->opt_off);
+		o = (size_t)r->opt_off + SEC_HDR_SIZE;
+		oend = o + (size_t)size;
+		rc = repair_option_list(r, o, oend, err);
+		if (rc)
+			return rc;
+		if (!r->done_pos)
+			return repair_fail(err, -EINVAL,
+					   "options section at offset %llu has no end marker (corrupted)",
+					   (unsigned long long)r->opt_off);
+		rd64(b, r->done_pos, &r->opt_off);
+		r->sect = oend;
+		if (!r->opt_off)
+			break;
+		if (r->opt_off >= b->len) {
+			/* the next section is past the cut */
+			r->tail_cut = r->opt_off > r->sect && rd16(b, r->sect, &fid) &&
+				      fid == OPT_BUFFER;
+			break;
+		}
+		if (r->opt_off < oend)
+			return repair_fail(err, -EINVAL, "options chain loops (corrupted)");
+	}
+	if (!r->opt_off)
+		return repair_fail(err, -EINVAL, "the file ends its options without event data");
+	if (r->ncpus == 0 || r->ncpus > MAX_CPUS)
+		return repair_fail(err, -EINVAL, "no CPU count in the options (corrupted)");
+	return 0;
+}
+
+/*
+ * repair_cpu_data - each CPU's good data in the flyrecord section: the
+ * complete chunks of compressed data, the whole pages of raw data, up to
+ * the first CPU whose data are cut.
+ */
+static int repair_cpu_data(struct repair *r, char *err)
+{
+	const struct buf *b = &r->b;
+	uint16_t id, flags;
+	size_t off;
+
+	/* with the last options section cut, the data end where it starts */
+	r->data_end = r->tail_cut && r->opt_off < b->len ? (size_t)r->opt_off : b->len;
+
+	/* the flyrecord section follows the last options section read */
+	r->fly_off = r->sect;
+	if (!rd16(b, r->fly_off, &id) || !rd16(b, r->fly_off + 2, &flags) || id != OPT_BUFFER)
+		return repair_fail(err, -EINVAL, "cut off before the event data");
+	r->compressed = flags & SEC_COMPRESSED;
+	r->cpu = calloc(r->ncpus, sizeof(*r->cpu));
+	if (!r->cpu)
+		return repair_fail(err, -ENOMEM, "out of memory");
+	off = align_up((size_t)r->fly_off + SEC_HDR_SIZE, r->page_size);
+	r->end = off;
+	for (uint32_t c = 0; c < r->ncpus; c++) {
+		struct cpu_data *cd = &r->cpu[c];
+		size_t start = off;
+
+		cd->off = start;
+		if (r->cut_cpu != SIZE_MAX || start >= r->data_end) {
+			if (r->cut_cpu == SIZE_MAX)
+				r->cut_cpu = c;
+			cd->off = r->end;
+			continue;
+		}
+		if (r->compressed) {
+			uint32_t count, good = 0, csize;
+			size_t pos = start + 4;
+
+			if (!rd32(b, start, &count)) {
+				r->cut_cpu = c;
+				cd->off = r->end;
+				continue;
+			}
+			while (good < count && rd32(b, pos, &csize) &&
+			       pos + 8 + csize <= r->data_end) {
+				pos += 8 + csize;
+				good++;
+			}
+			if (good < count)
+				r->cut_cpu = c;
+			cd->size = good ? pos - start : 0;
+			if (!good)
+				cd->off = r->end;
+			r->end = good ? pos : r->end;
+			off = align_up(pos, r->page_size);
+		} else {
+			/* raw pages: as many whole pages as the file holds for this CPU */
+			size_t pages = (r->data_end - start) / r->page_size;
+
+			cd->size = pages * r->page_size;
+			r->end = start + cd->size;
+			r->cut_cpu = c;	/* without the map we cannot tell where it ends */
+			off = r->end;
+		}
+	}
+	if (r->cut_cpu == SIZE_MAX && (!r->tail_cut || r->end > r->opt_off))
+		return repair_fail(err, -EINVAL, "event data complete but its map is missing "
+				   "(corrupted)");
+	return 0;
+}
+
+/*
+ * repair_copy - the repaired file in memory: the good data, the cut CPU's
+ * chunk count fixed, and a new final options section with the data map.
+ */
+static int repair_copy(const struct repair *r, unsigned char **out_p, size_t *out_len, char *err)
+{
+	size_t clen = strlen(r->clock) + 1;
+	size_t bopt = 8 + 1 + clen + 4 + 4 + (size_t)r->ncpus * 20;
+	size_t sect_len = (6 + bopt) + (6 + 8);
+	size_t new_off = align_up(r->end, 8);
+	unsigned char *out, *p;
+
+	*out_len = new_off + SEC_HDR_SIZE + sect_len;
+	out = calloc(1, *out_len);
+	if (!out)
+		return repair_fail(err, -ENOMEM, "out of memory");
+	*out_p = out;
+	memcpy(out, r->b.p, r->end);
+	/* the options chain now goes on to our section */
+	wr64(out + r->done_pos, new_off);
+	/* the flyrecord section's size */
+	wr64(out + r->fly_off + 8, r->end - (r->fly_off + SEC_HDR_SIZE));
+	if (r->compressed) {
+		/* the cut CPU keeps only its complete chunks */
+		size_t c = r->cut_cpu;
+
+		if (c < r->ncpus && r->cpu[c].size) {
+			uint32_t good = 0, csize;
+			size_t pos = r->cpu[c].off + 4;
+
+			while (pos < r->cpu[c].off + r->cpu[c].size && rd32(&r->b, pos, &csize)) {
+				pos += 8 + csize;
+				good++;
+			}
+			wr32(out + r->cpu[c].off, good);
+		}
+	}
+	p = out + new_off;
+	p[0] = p[1] = p[2] = p[3] = 0;		/* id 0 options, flags 0 */
+	wr32(p + 4, r->strid);
+	wr64(p + 8, sect_len);
+	p += SEC_HDR_SIZE;
+	p[0] = OPT_BUFFER;
+	p[1] = 0;
+	wr32(p + 2, (uint32_t)bopt);
+	p += 6;
+	wr64(p, r->fly_off);
+	p += 8;
+	*p++ = 0;				/* top buffer: name "" */
+	memcpy(p, r->clock, clen);
+	p += clen;
+	wr32(p, r->page_size);
+	wr32(p + 4, r->ncpus);
+	p += 8;
+	for (uint32_t c = 0; c < r->ncpus; c++) {
+		wr32(p, c);
+		wr64(p + 4, r->cpu[c].size ? r->cpu[c].off : 0);
+		wr64(p + 12, r->cpu[c].size);
+		p += 20;
+	}
+	p[0] = OPT_DONE;
+	p[1] = 0;
+	wr32(p + 2, 8);
+	wr64(p + 6, 0);
+	return 0;
+}
+
+/* repair_memfd - @out in a memfd, rewound; 0 and *mfd_out, or -errno */
+static int repair_memfd(const unsigned char *out, size_t out_len, int *mfd_out, char *err)
+{
+	int mfd = memfd_create("imbalanced-repaired.dat", MFD_CLOEXEC);
+
+	if (mfd < 0)
+		return repair_fail(err, -errno, "memfd: %s", strerror(errno));
+	for (size_t w = 0; w < out_len;) {
+		ssize_t n = write(mfd, out + w, out_len - w);
+
+		if (n <= 0) {
+			int rc = repair_fail(err, -EIO, "memfd write: %s", strerror(errno));
+
+			close(mfd);
+			return rc;
+		}
+		w += (size_t)n;
+	}
+	lseek(mfd, 0, SEEK_SET);
+	*mfd_out = mfd;
+	return 0;
+}
+
+int tracedat_repair(const char *path, int *fd_out, char *warning, size_t wlen, char *err)
+{
+	struct repair r = { .cut_cpu = SIZE_MAX, .clock = "local" };
+	struct stat st;
+	unsigned char *map, *out = NULL;
+	size_t out_len = 0;
 	int fd, mfd = -1, rc;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -232,273 +529,31 @@ int tracedat_repair(const char *path, int *fd_out, char *warning, size_t wlen, c
 	close(fd);
 	if (map == MAP_FAILED)
 		return repair_fail(err, -errno, "%s", strerror(errno));
-	b.p = map;
-	b.len = (size_t)st.st_size;
+	r.b.p = map;
+	r.b.len = (size_t)st.st_size;
 
-	/* header: magic, "7\0", endian, long size, page size, compression, version */
-	off = 10;
-	if (b.p[off] != '7' || b.p[off + 1] != 0) {
-		rc = repair_fail(err, -EINVAL, "cannot read the trace.dat headers (truncated or "
-				 "corrupted file of a version other than 7)");
+	rc = repair_header(&r, err);
+	if (!rc)
+		rc = repair_options(&r, err);
+	if (!rc)
+		rc = repair_cpu_data(&r, err);
+	if (!rc)
+		rc = repair_copy(&r, &out, &out_len, err);
+	if (!rc)
+		rc = repair_memfd(out, out_len, &mfd, err);
+	if (rc)
 		goto out;
-	}
-	off += 2;
-	if (b.p[off] != 0) {
-		rc = repair_fail(err, -EINVAL, "cannot read a big-endian trace.dat");
-		goto out;
-	}
-	off += 2;
-	if (!rd32(&b, off, &page_size) || page_size < 512 || page_size > (1u << 20) ||
-	    (page_size & (page_size - 1))) {
-		rc = repair_fail(err, -EINVAL, "trace.dat header: bad page size");
-		goto out;
-	}
-	off += 4;
-	if (!skip_str(&b, &off) || !skip_str(&b, &off) || !rd64(&b, off, &opt_off)) {
-		rc = repair_fail(err, -EINVAL, "trace.dat header cut off");
-		goto out;
-	}
-
-	/* follow the options chain as far as the file goes */
-	for (;;) {
-		size_t o, oend;
-		uint16_t fid = 0;
-
-		if (!rd16(&b, opt_off, &id) || !rd16(&b, opt_off + 2, &flags) ||
-		    !rd32(&b, opt_off + 4, &strid) || !rd64(&b, opt_off + 8, &size) ||
-		    opt_off + SEC_HDR_SIZE + size > b.len) {
-			/*
-			 * Cut inside the last options section, the one after
-			 * the event data (it holds the data map): the data
-			 * are all there.
-			 */
-			if (done_pos && opt_off > sect && rd16(&b, sect, &fid) &&
-			    fid == OPT_BUFFER) {
-				tail_cut = true;
-				break;
-			}
-			rc = repair_fail(err, -EINVAL, "options section at offset %llu cut off "
-					 "(before the event data)", (unsigned long long)opt_off);
-			goto out;
-		}
-		if (id != 0 || (flags & SEC_COMPRESSED)) {
-			rc = repair_fail(err, -EINVAL, "options section at offset %llu is not "
-					 "readable for repair", (unsigned long long)opt_off);
-			goto out;
-		}
-		o = (size_t)opt_off + SEC_HDR_SIZE;
-		oend = o + (size_t)size;
-		done_pos = 0;
-		while (o + 6 <= oend) {
-			uint16_t oid = 0;
-			uint32_t olen = 0;
-
-			rd16(&b, o, &oid);
-			rd32(&b, o + 2, &olen);
-			if (o + 6 + olen > oend)
-				break;
-			if (oid == OPT_CPUCOUNT && olen >= 4)
-				rd32(&b, o + 6, &ncpus);
-			if (oid == OPT_TRACECLOCK) {
-				/* "local global [perf] mono": the bracketed one */
-				const char *s = (const char *)b.p + o + 6;
-				const char *l = memchr(s, '[', olen), *r;
-
-				r = l ? memchr(l, ']', olen - (size_t)(l - s)) : NULL;
-				if (l && r && (size_t)(r - l - 1) < sizeof(clock))
-					snprintf(clock, sizeof(clock), "%.*s", (int)(r - l - 1), l + 1);
-			}
-			if (oid == OPT_BUFFER) {
-				rc = repair_fail(err, -EINVAL, "the file has its data map but "
-						 "libtracecmd cannot read it (corrupted)");
-				goto out;
-			}
-			if (oid == OPT_DONE && olen == 8)
-				done_pos = o + 6;
-			o += 6 + olen;
-		}
-		if (!done_pos) {
-			rc = repair_fail(err, -EINVAL, "options section at offset %llu has no end "
-					 "marker (corrupted)", (unsigned long long)opt_off);
-			goto out;
-		}
-		rd64(&b, done_pos, &opt_off);
-		sect = oend;
-		if (!opt_off)
-			break;
-		if (opt_off >= b.len) {
-			/* the next section is past the cut */
-			tail_cut = opt_off > sect && rd16(&b, sect, &fid) && fid == OPT_BUFFER;
-			break;
-		}
-		if (opt_off < oend) {
-			rc = repair_fail(err, -EINVAL, "options chain loops (corrupted)");
-			goto out;
-		}
-	}
-	if (!opt_off) {
-		rc = repair_fail(err, -EINVAL, "the file ends its options without event data");
-		goto out;
-	}
-	if (ncpus == 0 || ncpus > MAX_CPUS) {
-		rc = repair_fail(err, -EINVAL, "no CPU count in the options (corrupted)");
-		goto out;
-	}
-
-	/* with the last options section cut, the data end where it starts */
-	data_end = tail_cut && opt_off < b.len ? (size_t)opt_off : b.len;
-
-	/* the flyrecord section follows the last options section read */
-	fly_off = sect;
-	if (!rd16(&b, fly_off, &id) || !rd16(&b, fly_off + 2, &flags) || id != OPT_BUFFER) {
-		rc = repair_fail(err, -EINVAL, "cut off before the event data");
-		goto out;
-	}
-	compressed = flags & SEC_COMPRESSED;
-	cpu = calloc(ncpus, sizeof(*cpu));
-	if (!cpu) {
-		rc = repair_fail(err, -ENOMEM, "out of memory");
-		goto out;
-	}
-	off = align_up((size_t)fly_off + SEC_HDR_SIZE, page_size);
-	end = off;
-	for (uint32_t c = 0; c < ncpus; c++) {
-		size_t start = off;
-
-		cpu[c].off = start;
-		if (cut_cpu != SIZE_MAX || start >= data_end) {
-			if (cut_cpu == SIZE_MAX)
-				cut_cpu = c;
-			cpu[c].off = end;
-			continue;
-		}
-		if (compressed) {
-			uint32_t count, good = 0, csize;
-			size_t pos = start + 4;
-
-			if (!rd32(&b, start, &count)) {
-				cut_cpu = c;
-				cpu[c].off = end;
-				continue;
-			}
-			while (good < count && rd32(&b, pos, &csize) && pos + 8 + csize <= data_end) {
-				pos += 8 + csize;
-				good++;
-			}
-			if (good < count)
-				cut_cpu = c;
-			cpu[c].size = good ? pos - start : 0;
-			if (!good)
-				cpu[c].off = end;
-			end = good ? pos : end;
-			off = align_up(pos, page_size);
-		} else {
-			/* raw pages: as many whole pages as the file holds for this CPU */
-			size_t pages = (data_end - start) / page_size;
-
-			cpu[c].size = pages * page_size;
-			end = start + cpu[c].size;
-			cut_cpu = c;	/* without the map we cannot tell where it ends */
-			off = end;
-		}
-	}
-	if (cut_cpu == SIZE_MAX && (!tail_cut || end > opt_off)) {
-		rc = repair_fail(err, -EINVAL, "event data complete but its map is missing "
-				 "(corrupted)");
-		goto out;
-	}
-
-	/* the copy: good data, fixed chunk count, a new final options section */
-	{
-		size_t clen = strlen(clock) + 1;
-		size_t bopt = 8 + 1 + clen + 4 + 4 + (size_t)ncpus * 20;
-		size_t sect_len = (6 + bopt) + (6 + 8);
-		size_t new_off = align_up(end, 8);
-		unsigned char *p;
-
-		out_len = new_off + SEC_HDR_SIZE + sect_len;
-		out = calloc(1, out_len);
-		if (!out) {
-			rc = repair_fail(err, -ENOMEM, "out of memory");
-			goto out;
-		}
-		memcpy(out, b.p, end);
-		/* the options chain now goes on to our section */
-		wr64(out + done_pos, new_off);
-		/* the flyrecord section's size */
-		wr64(out + fly_off + 8, end - (fly_off + SEC_HDR_SIZE));
-		if (compressed) {
-			/* the cut CPU keeps only its complete chunks */
-			size_t c = cut_cpu;
-
-			if (c < ncpus && cpu[c].size) {
-				uint32_t good = 0, csize;
-				size_t pos = cpu[c].off + 4;
-
-				while (pos < cpu[c].off + cpu[c].size && rd32(&b, pos, &csize)) {
-					pos += 8 + csize;
-					good++;
-				}
-				wr32(out + cpu[c].off, good);
-			}
-		}
-		p = out + new_off;
-		p[0] = p[1] = p[2] = p[3] = 0;		/* id 0 options, flags 0 */
-		wr32(p + 4, strid);
-		wr64(p + 8, sect_len);
-		p += SEC_HDR_SIZE;
-		p[0] = OPT_BUFFER;
-		p[1] = 0;
-		wr32(p + 2, (uint32_t)bopt);
-		p += 6;
-		wr64(p, fly_off);
-		p += 8;
-		*p++ = 0;				/* top buffer: name "" */
-		memcpy(p, clock, clen);
-		p += clen;
-		wr32(p, page_size);
-		wr32(p + 4, ncpus);
-		p += 8;
-		for (uint32_t c = 0; c < ncpus; c++) {
-			wr32(p, c);
-			wr64(p + 4, cpu[c].size ? cpu[c].off : 0);
-			wr64(p + 12, cpu[c].size);
-			p += 20;
-		}
-		p[0] = OPT_DONE;
-		p[1] = 0;
-		wr32(p + 2, 8);
-		wr64(p + 6, 0);
-	}
-
-	mfd = memfd_create("imbalanced-repaired.dat", MFD_CLOEXEC);
-	if (mfd < 0) {
-		rc = repair_fail(err, -errno, "memfd: %s", strerror(errno));
-		goto out;
-	}
-	for (size_t w = 0; w < out_len;) {
-		ssize_t n = write(mfd, out + w, out_len - w);
-
-		if (n <= 0) {
-			rc = repair_fail(err, -EIO, "memfd write: %s", strerror(errno));
-			close(mfd);
-			mfd = -1;
-			goto out;
-		}
-		w += (size_t)n;
-	}
-	lseek(mfd, 0, SEEK_SET);
-	if (cut_cpu == SIZE_MAX)
+	if (r.cut_cpu == SIZE_MAX)
 		snprintf(warning, wlen, "file cut off at offset %zu, in its last options section "
-			 "after the event data (the data map, rebuilt); every event read", b.len);
+			 "after the event data (the data map, rebuilt); every event read", r.b.len);
 	else
 		snprintf(warning, wlen, "file cut off inside the event data of CPU %zu at offset "
-			 "%zu; analysed up to the cut", cut_cpu, b.len);
+			 "%zu; analysed up to the cut", r.cut_cpu, r.b.len);
 	*fd_out = mfd;
 	rc = 0;
 out:
-	free(cpu);
+	free(r.cpu);
 	free(out);
-	munmap(map, b.len);
+	munmap(map, r.b.len);
 	return rc;
 }
