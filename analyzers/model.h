@@ -157,7 +157,11 @@ struct model_group {
 	uint32_t k_h_nr_queued;		/* its h_nr_queued: tasks queued below the group */
 	uint64_t k_compared;		/* records compared with the engine (not the seed) */
 	int64_t k_err[MODEL_SIG__COUNT];	/* engine - kernel at the last compared record */
-	bool k_pending;			/* its last record waits to be compared */
+	bool k_pending;			/* a record of it waits to be compared (in gpend[]) */
+	bool kcfs_cmp;			/* ... its run queue's last record */
+	bool kse_cmp;			/* ... its entity's last record, kse_avg */
+	uint64_t kcmp_ns;		/* event time of the newest record waiting */
+	uint64_t kse_avg[MODEL_SIG__COUNT];	/* its entity's util/runnable/load_avg */
 	bool k_after;			/* ... after the event being applied */
 };
 

@@ -171,7 +171,18 @@ int model_cpu_compare_pending(struct model *m, const struct imb_event *ev)
 /* The engine's error against the group's last kernel record, now. */
 static void group_compare(struct model *m, struct model_group *g)
 {
-	g->k_pending = g->k_after = false;
+	bool cfs = g->kcfs_cmp;
+
+	g->k_pending = g->k_after = g->kcfs_cmp = false;
+	if (g->kse_cmp) {
+		g->kse_cmp = false;
+		err_add(&m->err_group_se[MODEL_SIG_UTIL], g->se.util_avg, g->kse_avg[MODEL_SIG_UTIL]);
+		err_add(&m->err_group_se[MODEL_SIG_RUNNABLE], g->se.runnable_avg,
+			g->kse_avg[MODEL_SIG_RUNNABLE]);
+		err_add(&m->err_group_se[MODEL_SIG_LOAD], g->se.load_avg, g->kse_avg[MODEL_SIG_LOAD]);
+	}
+	if (!cfs)
+		return;
 	g->k_compared++;
 	err_add(&m->err_group[MODEL_SIG_UTIL], g->cfs.avg.util_avg, g->k_avg[MODEL_SIG_UTIL]);
 	err_add(&m->err_group[MODEL_SIG_RUNNABLE], g->cfs.avg.runnable_avg,
@@ -190,6 +201,26 @@ static void group_compare(struct model *m, struct model_group *g)
  * pelt_cfs_tp inside an enqueue's attach, before the wake-up that tells
  * the model of it, so the comparison waits for the next event.
  */
+/*
+ * A record of group @g (its run queue's or its entity's) waits to be
+ * compared: the newer values replace waiting ones of the same kind.
+ */
+static void group_pend(struct model *m, struct model_group *g, uint64_t ts)
+{
+	g->kcmp_ns = ts;
+	if (g->k_pending)
+		return;
+	if (m->nr_gpend == MODEL_GROUP_PENDING) {
+		group_compare(m, g);	/* no room to wait: compare at the record */
+		return;
+	}
+	g->k_pending = true;
+	g->k_after = false;
+	m->gpend[m->nr_gpend].cpu = g->cpu;
+	m->gpend[m->nr_gpend].id = g->id;
+	m->nr_gpend++;
+}
+
 static void group_kernel_note(struct model *m, struct model_group *g, const struct imb_event *ev,
 			      bool compare)
 {
@@ -206,20 +237,13 @@ static void group_kernel_note(struct model *m, struct model_group *g, const stru
 	g->k_avg[MODEL_SIG_LOAD] = k->load_avg;
 	g->k_h_nr_queued = k->h_nr_queued;
 	if (!compare) {
-		g->k_pending = false;	/* stays in gpend[]: dropped there when found not pending */
+		g->kcfs_cmp = false;
+		/* stays in gpend[]: dropped there when found not pending */
+		g->k_pending = g->kse_cmp;
 		return;
 	}
-	if (g->k_pending)
-		return;			/* the newer values replace the waiting ones */
-	if (m->nr_gpend == MODEL_GROUP_PENDING) {
-		group_compare(m, g);	/* no room to wait: compare at the record */
-		return;
-	}
-	g->k_pending = true;
-	g->k_after = false;
-	m->gpend[m->nr_gpend].cpu = g->cpu;
-	m->gpend[m->nr_gpend].id = g->id;
-	m->nr_gpend++;
+	g->kcfs_cmp = true;
+	group_pend(m, g, ev->ts_ns);
 }
 
 /*
@@ -239,7 +263,7 @@ bool model_group_compare_pending(struct model *m, const struct imb_event *ev)
 
 		if (!g || !g->k_pending)
 			continue;	/* evicted, or re-seeded */
-		if (g->cpu == acpu && ev->ts_ns - g->k_ns <= 50000) {
+		if (g->cpu == acpu && ev->ts_ns - g->kcmp_ns <= 50000) {
 			g->k_after = true;
 			after = true;
 			m->gpend[n++] = m->gpend[i];
@@ -413,6 +437,7 @@ static void ev_pelt_se_group(struct model *m, const struct imb_event *ev)
 {
 	const struct imb_ev_pelt_se *k = &ev->pelt_se;
 	struct model_group *g;
+	bool pre;
 
 	if (!m->has_groups || !k->cgroup_id || k->cgroup_id == IMB_TG_ROOT ||
 	    ev->cpu < 0 || ev->cpu >= m->nr_cpus)
@@ -422,11 +447,21 @@ static void ev_pelt_se_group(struct model *m, const struct imb_event *ev)
 		return;
 	if (k->last_update_time < g->cfs.avg.last_update_time)
 		return;
+	/*
+	 * With a propagation pending the kernel traces the entity twice at
+	 * this instant: before it (its own accumulation, if a period was
+	 * crossed) and after; the engine is past both after the update.
+	 */
+	pre = g->propagate || g->cfs.removed_nr || g->cfs.prop_runnable_sum;
 	model_path_update(m, ev->cpu, g->id, k->last_update_time);
-	/* the entity as the update left it: compared as the tasks' are */
-	err_add(&m->err_group_se[MODEL_SIG_UTIL], g->se.util_avg, k->util_avg);
-	err_add(&m->err_group_se[MODEL_SIG_RUNNABLE], g->se.runnable_avg, k->runnable_avg);
-	err_add(&m->err_group_se[MODEL_SIG_LOAD], g->se.load_avg, k->load_avg);
+	if (pre)
+		return;
+	/* the entity as the update left it, compared as its run queue is */
+	g->kse_avg[MODEL_SIG_UTIL] = k->util_avg;
+	g->kse_avg[MODEL_SIG_RUNNABLE] = k->runnable_avg;
+	g->kse_avg[MODEL_SIG_LOAD] = k->load_avg;
+	g->kse_cmp = true;
+	group_pend(m, g, ev->ts_ns);
 }
 
 void model_ev_pelt_se(struct model *m, const struct imb_event *ev)
