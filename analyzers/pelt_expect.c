@@ -5,8 +5,8 @@
  *
  * The reference figures are p95 |engine - kernel| of CPU util_avg and
  * runnable_avg at the kernel's update instants, measured on the 2-CPU
- * development VM (kernel 6.18, 1-min load average 11-14 from other
- * work) with BPF recordings that carry the kernel's values, the worst of
+ * development VM (kernel 6.18, two full runs, 1-min load average 4.8-5.5
+ * from other work) with BPF recordings that carry the kernel's values, the worst of
  * each kind: bench/pelt-accuracy.sh's cases, and tests/fixtures/
  * groups-periodic.txt.gz; for recordings without task-group ids, the same
  * recordings analysed with --plain-events, which gives the engine only
@@ -24,13 +24,13 @@ static const struct {
 	uint64_t util_p95, runnable_p95;
 } pelt_expect_table[] = {
 	/* bench/pelt-accuracy.sh, cases busy and cgroup */
-	{ "busy threads", 2, 61 },
+	{ "busy threads", 5, 162 },
 	/* cases periodic and rtapp */
-	{ "periodic work", 3, 295 },
+	{ "periodic work", 16, 285 },
 	/* case multi-group, and tests/fixtures/groups-periodic.txt.gz */
-	{ "several task groups", 9, 286 },
+	{ "several task groups", 13, 137 },
 	/* the same recordings analysed with --plain-events */
-	{ "no task groups in the recording (modelled flat)", 421, 416 },
+	{ "no task groups in the recording (modelled flat)", 603, 545 },
 };
 
 enum { EXP_BUSY, EXP_PERIODIC, EXP_GROUPS, EXP_FLAT };
