@@ -186,7 +186,7 @@ static void rt_on_window(struct imb_window *w, void *ctx)
 
 		struct group_rows *gr;
 
-		snapshot_set_pelt(rt->snap, m->err_cpu, m->err_task, m->has_kernel_pelt);
+		snapshot_set_pelt(rt->snap, m);
 		/* the task groups for GET /api/v1/groups, paths joined in now */
 		gr = group_rows_build(m, w->t_end_ns, group_names_path_cb, rt->names);
 		if (gr)

@@ -287,6 +287,17 @@ static void json_status_pelt(struct json *j, const struct metrics_pelt *p)
 	json_kv_bool(j, "kernel_reference", p->kernel_reference);
 	json_pelt_sigs(j, "signals", p->cpu);
 	json_pelt_sigs(j, "task_signals", p->task);
+	json_pelt_sigs(j, "group_signals", p->group);
+	json_pelt_sigs(j, "group_entity_signals", p->group_se);
+	if (p->expected_load) {
+		json_key(j, "expected_error");
+		json_object_begin(j);
+		json_kv_str(j, "load", p->expected_load);
+		json_kv_str(j, "basis", p->expected_measured ? "this recording" : "reference measurements");
+		json_kv_uint(j, "cpu_util_avg_p95", p->expected_util_p95);
+		json_kv_uint(j, "cpu_runnable_avg_p95", p->expected_runnable_p95);
+		json_object_end(j);
+	}
 	json_object_end(j);
 }
 

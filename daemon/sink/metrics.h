@@ -47,6 +47,12 @@ struct metrics_pelt {
 	bool kernel_reference;		/* the stream carries the kernel's values */
 	struct metrics_pelt_sig cpu[METRICS_PELT_SIGNALS];
 	struct metrics_pelt_sig task[METRICS_PELT_SIGNALS];
+	struct metrics_pelt_sig group[METRICS_PELT_SIGNALS];	/* task groups' run queues */
+	struct metrics_pelt_sig group_se[METRICS_PELT_SIGNALS];	/* task groups' entities */
+	/* the expected error of the CPU signals (analyzers/pelt_expect.h) */
+	const char *expected_load;	/* static string; NULL: not set */
+	bool expected_measured;
+	uint64_t expected_util_p95, expected_runnable_p95;
 };
 
 /* "util_avg", "runnable_avg", "load_avg" */

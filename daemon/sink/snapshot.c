@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analyzers/pelt_expect.h"
 #include "snapshot.h"
 
 struct snap_node {
@@ -147,16 +148,23 @@ static void pelt_sig(struct metrics_pelt_sig *g, const struct model_err_hist *h)
 _Static_assert(METRICS_PELT_ERR_CLAMP == MODEL_ERR_BUCKETS, "clamp is the overflow bucket");
 _Static_assert(METRICS_PELT_SIGNALS == MODEL_SIG__COUNT, "one summary per model signal");
 
-void snapshot_set_pelt(struct snapshot *s, const struct model_err_hist *cpu,
-		       const struct model_err_hist *task, bool kernel_reference)
+void snapshot_set_pelt(struct snapshot *s, const struct model *m)
 {
-	struct metrics_pelt p = { .kernel_reference = kernel_reference };
+	struct metrics_pelt p = { .kernel_reference = m->has_kernel_pelt };
+	struct pelt_expect e;
 
 	/* the quantile walks happen here, outside the lock */
 	for (int i = 0; i < MODEL_SIG__COUNT; i++) {
-		pelt_sig(&p.cpu[i], &cpu[i]);
-		pelt_sig(&p.task[i], &task[i]);
+		pelt_sig(&p.cpu[i], &m->err_cpu[i]);
+		pelt_sig(&p.task[i], &m->err_task[i]);
+		pelt_sig(&p.group[i], &m->err_group[i]);
+		pelt_sig(&p.group_se[i], &m->err_group_se[i]);
 	}
+	pelt_expect_get(m, &e);
+	p.expected_load = e.load;
+	p.expected_measured = e.measured;
+	p.expected_util_p95 = e.util_p95;
+	p.expected_runnable_p95 = e.runnable_p95;
 	pthread_mutex_lock(&s->lock);
 	s->st.pelt = p;
 	pthread_mutex_unlock(&s->lock);

@@ -70,13 +70,11 @@ void snapshot_free(struct snapshot *s);
 void snapshot_set_info(struct snapshot *s, const struct snapshot_info *info);
 /**
  * snapshot_set_pelt - the engine's error against the kernel's own PELT
- * values since start, summarised from the model's histograms (copied; the
- * pipeline thread calls it before snapshot_publish())
- * @cpu, @task: MODEL_SIG__COUNT histograms each
- * @kernel_reference: the stream carries the kernel's values
+ * values since start, summarised from the model's histograms, and the
+ * error to expect for its kind of load (copied; the pipeline thread calls
+ * it before snapshot_publish())
  */
-void snapshot_set_pelt(struct snapshot *s, const struct model_err_hist *cpu,
-		       const struct model_err_hist *task, bool kernel_reference);
+void snapshot_set_pelt(struct snapshot *s, const struct model *m);
 /**
  * snapshot_publish - make @w the latest window; the holder owns @w from
  * now on (it is freed with imb_window_free() when the last reference goes)

@@ -155,7 +155,10 @@ static int make_db(const char *path, int windows, int ncpus, int ntasks)
  * runnable from the synthetic kernel values (util off by i % 3, runnable
  * by i % 2), a task util error of 3 per task, no load reference.
  */
-static struct model_err_hist err_cpu[MODEL_SIG__COUNT], err_task[MODEL_SIG__COUNT];
+/* the model whose error histograms the feeder fills (nothing else of it is used) */
+static struct model *pelt_model;
+#define err_cpu (pelt_model->err_cpu)
+#define err_task (pelt_model->err_task)
 
 static void hist_add(struct model_err_hist *h, uint64_t d)
 {
@@ -227,8 +230,10 @@ int main(int argc, char **argv)
 					      .window_ns = (uint64_t)interval_ms * 1000000ULL };
 
 		be.snap = snapshot_new(0, 0);
-		if (!be.snap)
+		pelt_model = model_new(NULL);
+		if (!be.snap || !pelt_model)
 			return 1;
+		pelt_model->has_kernel_pelt = true;
 		snapshot_set_info(be.snap, &info);
 		if (db) {
 			struct store_run_info ri = { .source = "synthetic", .nr_cpus = (uint32_t)ncpus,
@@ -261,7 +266,7 @@ int main(int argc, char **argv)
 			if (store && store_window_commit(store, run, w))
 				fprintf(stderr, "http-feeder: %s: %s\n", db, store_last_error(store));
 			synth_pelt_errors(w);
-			snapshot_set_pelt(be.snap, err_cpu, err_task, true);
+			snapshot_set_pelt(be.snap, pelt_model);
 			snapshot_publish(be.snap, w);
 		}
 		nanosleep(&ts, NULL);
@@ -269,5 +274,6 @@ int main(int argc, char **argv)
 	http_stop(h);
 	store_close(store);
 	snapshot_free(be.snap);
+	model_free(pelt_model);
 	return 0;
 }

@@ -24,6 +24,8 @@ check "status: lost events (total, latest window, windows with losses)" \
 	jq -e '.lost_events == 0 and .lost_events_last_window == 0 and .windows_with_lost_events == 0' "$TMPD/body"
 check "status: engine-vs-kernel PELT error per signal, CPUs and tasks (the feeder's: task util off by 3, no load reference)" \
 	jq -e '.pelt.kernel_reference and .pelt.signals.util_avg.samples > 0 and .pelt.signals.util_avg.max_abs_err == 2 and .pelt.signals.load_avg.samples == 0 and .pelt.task_signals.util_avg.median_abs_err == 3 and .pelt.task_signals.util_avg.p95_abs_err == 3' "$TMPD/body"
+check "status: the expected PELT error (the run's own p95 once it has 100 samples, else the reference of its kind of load), no task groups compared" \
+	jq -e '(.pelt.expected_error.load | type) == "string" and (if .pelt.signals.util_avg.samples >= 100 then .pelt.expected_error.basis == "this recording" and .pelt.expected_error.cpu_util_avg_p95 == .pelt.signals.util_avg.p95_abs_err and .pelt.expected_error.cpu_runnable_avg_p95 == .pelt.signals.runnable_avg.p95_abs_err else .pelt.expected_error.basis == "reference measurements" and .pelt.expected_error.cpu_util_avg_p95 > 0 end) and .pelt.group_signals.util_avg.samples == 0 and .pelt.group_entity_signals.util_avg.samples == 0' "$TMPD/body"
 check "cpus: 200" test "$(code $B/api/v1/cpus)" = 200
 check "cpus: one entry per CPU with the analyze --json fields" \
 	jq -e '(.cpus | length) == 2 and all(.cpus[]; has("util_avg") and has("runnable_avg") and has("load_avg") and has("overloaded_fraction") and has("group_type") and has("nr_running"))' "$TMPD/body"
