@@ -13,12 +13,66 @@
  * per-task numbers and whether the job could be balanced at all (k tasks
  * on n CPUs share the CPUs evenly only by rotating when k > n and k is not
  * a multiple of n: a static placement leaves them 1 - floor/ceil unfair).
+ *
+ * The fair shares those numbers compare against come from fairness_fill()
+ * below (fairness.h), which the pipeline runs on every window.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyzer.h"
+#include "fairness.h"
 #include "finding_util.h"
+
+struct fair_item {
+	double ratio;		/* demand / weight */
+	size_t idx;
+};
+
+static int fair_item_cmp(const void *a, const void *b)
+{
+	const struct fair_item *x = a, *y = b;
+
+	return x->ratio < y->ratio ? -1 : x->ratio > y->ratio;
+}
+
+void fairness_fill(const uint64_t *demand, const uint64_t *weight, uint64_t *fair, size_t n,
+		   uint64_t capacity)
+{
+	/*
+	 * Serve tasks in order of demand/weight: each whose demand is under
+	 * its weighted part of what is left gets all it asked for; once one
+	 * does not, every later one gets its weighted part (the water level).
+	 */
+	struct fair_item *it = malloc((n ? n : 1) * sizeof(*it));
+	double cap = (double)capacity, wsum = 0;
+
+	if (!it) {
+		for (size_t i = 0; i < n; i++)
+			fair[i] = demand[i];	/* no memory: demand-only shares */
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double w = (double)(weight[i] ? weight[i] : 1);
+
+		it[i].ratio = (double)demand[i] / w;
+		it[i].idx = i;
+		wsum += w;
+	}
+	qsort(it, n, sizeof(*it), fair_item_cmp);
+	for (size_t k = 0; k < n; k++) {
+		size_t i = it[k].idx;
+		double w = (double)(weight[i] ? weight[i] : 1);
+		double part = wsum > 0 ? cap * w / wsum : 0;
+
+		fair[i] = (double)demand[i] <= part ? demand[i] : (uint64_t)part;
+		cap -= (double)fair[i];
+		if (cap < 0)
+			cap = 0;
+		wsum -= w;
+	}
+	free(it);
+}
 
 struct fair_job {
 	char key[64];

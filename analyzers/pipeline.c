@@ -5,9 +5,9 @@
  *
  * Fair share is computed here because every report needs it: per window,
  * the CPU time of the window (CPUs x length) is shared among the tasks that
- * wanted it by weighted water-filling, so a task that sleeps is not owed
- * time it did not ask for and a nice -5 task is owed about three times a
- * nice 0 one.  A task's whole-run fair time is the sum over windows.
+ * wanted it by fairness_fill() (fairness.h), so a task that sleeps is not
+ * owed time it did not ask for and a nice -5 task is owed about three times
+ * a nice 0 one.  A task's whole-run fair time is the sum over windows.
  */
 #include <errno.h>
 #include <math.h>
@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "analyzers_table.h"
+#include "fairness.h"
 #include "pipeline.h"
 
 struct pipeline {
@@ -162,56 +163,6 @@ const struct model *pipeline_model(const struct pipeline *p)
 const struct analyzer_config *pipeline_config(const struct pipeline *p)
 {
 	return &p->cfg;
-}
-
-struct fair_item {
-	double ratio;		/* demand / weight */
-	size_t idx;
-};
-
-static int fair_item_cmp(const void *a, const void *b)
-{
-	const struct fair_item *x = a, *y = b;
-
-	return x->ratio < y->ratio ? -1 : x->ratio > y->ratio;
-}
-
-void fairness_fill(const uint64_t *demand, const uint64_t *weight, uint64_t *fair, size_t n,
-		   uint64_t capacity)
-{
-	/*
-	 * Serve tasks in order of demand/weight: each whose demand is under
-	 * its weighted part of what is left gets all it asked for; once one
-	 * does not, every later one gets its weighted part (the water level).
-	 */
-	struct fair_item *it = malloc((n ? n : 1) * sizeof(*it));
-	double cap = (double)capacity, wsum = 0;
-
-	if (!it) {
-		for (size_t i = 0; i < n; i++)
-			fair[i] = demand[i];	/* no memory: demand-only shares */
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		double w = (double)(weight[i] ? weight[i] : 1);
-
-		it[i].ratio = (double)demand[i] / w;
-		it[i].idx = i;
-		wsum += w;
-	}
-	qsort(it, n, sizeof(*it), fair_item_cmp);
-	for (size_t k = 0; k < n; k++) {
-		size_t i = it[k].idx;
-		double w = (double)(weight[i] ? weight[i] : 1);
-		double part = wsum > 0 ? cap * w / wsum : 0;
-
-		fair[i] = (double)demand[i] <= part ? demand[i] : (uint64_t)part;
-		cap -= (double)fair[i];
-		if (cap < 0)
-			cap = 0;
-		wsum -= w;
-	}
-	free(it);
 }
 
 static int scratch_grow(struct pipeline *p, size_t n)
