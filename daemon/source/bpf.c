@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/btf.h>
@@ -36,6 +35,7 @@
 #include "daemon/host/hostinfo.h"
 #include "daemon/source/bpf.h"
 #include "daemon/source/pelt_hook.h"
+#include "daemon/util.h"
 
 #define NODE_MAP_MAX	HOSTINFO_MAX_CPUS
 
@@ -656,14 +656,6 @@ static int deliver(struct source_bpf *s, uint64_t until, imb_event_fn fn, void *
 	return n;
 }
 
-static uint64_t mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int source_bpf_poll(struct source_bpf *s, int timeout_ms, imb_event_fn fn, void *ctx)
 {
 	uint64_t now, until;
@@ -675,7 +667,7 @@ int source_bpf_poll(struct source_bpf *s, int timeout_ms, imb_event_fn fn, void 
 	if (ret < 0 && ret != -EINTR && ret != RING_YIELD && !s->err)
 		return ret;
 	/* Everything stamped before now is committed and read by the consume below. */
-	now = mono_now();
+	now = mono_ns();
 	if (!s->yielded && !s->err)
 		ret = ring_buffer__consume(s->rb);
 	if (s->err) {
@@ -722,7 +714,7 @@ int source_bpf_flush(struct source_bpf *s, imb_event_fn fn, void *ctx)
 		s->err = 0;
 		return ret;
 	}
-	ret = drops_collect(s, mono_now());
+	ret = drops_collect(s, mono_ns());
 	if (ret < 0)
 		return ret;
 	return deliver(s, UINT64_MAX, fn, ctx);
@@ -883,21 +875,21 @@ struct source_bpf *source_bpf_open(const struct source_bpf_opts *opts, char *err
 	libbpf_last[0] = '\0';
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		snprintf(err, SOURCE_ERR_LEN, "kernel has no BTF (/sys/kernel/btf/vmlinux)");
+		err_set(err, "kernel has no BTF (/sys/kernel/btf/vmlinux)");
 		errno = ENOENT;
 		return NULL;
 	}
 	if (!hostinfo_cap_effective(&capeff) &&
 	    !(capeff & (1ull << 21)) &&
 	    !((capeff & (1ull << 39)) && (capeff & (1ull << 38)))) {
-		snprintf(err, SOURCE_ERR_LEN, "BPF not permitted: need CAP_BPF and CAP_PERFMON");
+		err_set(err, "BPF not permitted: need CAP_BPF and CAP_PERFMON");
 		errno = EPERM;
 		return NULL;
 	}
 	btf = btf__load_vmlinux_btf();
 	if (!btf) {
 		ret = -errno;
-		snprintf(err, SOURCE_ERR_LEN, "cannot read kernel BTF: %s", strerror(-ret));
+		err_set(err, "cannot read kernel BTF: %s", strerror(-ret));
 		errno = -ret;
 		return NULL;
 	}
@@ -905,14 +897,14 @@ struct source_bpf *source_bpf_open(const struct source_bpf_opts *opts, char *err
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		ret = -ENOMEM;
-		snprintf(err, SOURCE_ERR_LEN, "out of memory");
+		err_set(err, "out of memory");
 		goto fail;
 	}
 	s->reorder_ns = o.reorder_ns ? o.reorder_ns : SOURCE_BPF_REORDER_DEFAULT;
 	nodes_read(s);
 	ret = libbpf_num_possible_cpus();
 	if (ret <= 0) {
-		snprintf(err, SOURCE_ERR_LEN, "cannot count possible CPUs");
+		err_set(err, "cannot count possible CPUs");
 		ret = ret < 0 ? ret : -EINVAL;
 		goto fail;
 	}
@@ -921,7 +913,7 @@ struct source_bpf *source_bpf_open(const struct source_bpf_opts *opts, char *err
 	s->drop_vals = calloc(s->nr_cpus, sizeof(uint64_t));
 	if (!s->lost_cpu || !s->drop_vals) {
 		ret = -ENOMEM;
-		snprintf(err, SOURCE_ERR_LEN, "out of memory");
+		err_set(err, "out of memory");
 		goto fail;
 	}
 
@@ -938,8 +930,8 @@ again:
 	s->skel = imbalance__open();
 	if (!s->skel) {
 		ret = -errno;
-		snprintf(err, SOURCE_ERR_LEN, "cannot open the BPF object: %s",
-			 libbpf_last[0] ? libbpf_last : strerror(-ret));
+		err_set(err, "cannot open the BPF object: %s",
+			libbpf_last[0] ? libbpf_last : strerror(-ret));
 		goto fail;
 	}
 	for (i = 0; i < sizeof(prog_table) / sizeof(prog_table[0]); i++) {
@@ -948,15 +940,15 @@ again:
 		bool on = proto && (want & SOURCE_BPF_EV(prog_table[i].ev));
 
 		if (!proto && prog_table[i].required) {
-			snprintf(err, SOURCE_ERR_LEN, "kernel has no %s tracepoint in its BTF",
-				 prog_table[i].tp);
+			err_set(err, "kernel has no %s tracepoint in its BTF",
+				prog_table[i].tp);
 			ret = -ENOENT;
 			goto fail;
 		}
 		p = bpf_object__find_program_by_name(s->skel->obj, prog_table[i].prog);
 		if (!p) {
-			snprintf(err, SOURCE_ERR_LEN, "BPF object lacks program %s",
-				 prog_table[i].prog);
+			err_set(err, "BPF object lacks program %s",
+				prog_table[i].prog);
 			ret = -ENOENT;
 			goto fail;
 		}
@@ -997,7 +989,7 @@ again:
 	}
 	ret = bpf_map__set_max_entries(s->skel->maps.events, ring);
 	if (ret) {
-		snprintf(err, SOURCE_ERR_LEN, "cannot size the ring buffer: %s", strerror(-ret));
+		err_set(err, "cannot size the ring buffer: %s", strerror(-ret));
 		goto fail;
 	}
 
@@ -1015,19 +1007,18 @@ again:
 	}
 	if (ret) {
 		if (ret == -EPERM)
-			snprintf(err, SOURCE_ERR_LEN,
-				 "BPF not permitted: need CAP_BPF and CAP_PERFMON%s%s",
-				 libbpf_last[0] ? ": " : "", libbpf_last);
+			err_set(err, "BPF not permitted: need CAP_BPF and CAP_PERFMON%s%s",
+				libbpf_last[0] ? ": " : "", libbpf_last);
 		else
-			snprintf(err, SOURCE_ERR_LEN, "loading the BPF programs failed%s: %s",
-				 ret == -EACCES ? " (verifier)" : "",
-				 libbpf_last[0] ? libbpf_last : strerror(-ret));
+			err_set(err, "loading the BPF programs failed%s: %s",
+				ret == -EACCES ? " (verifier)" : "",
+				libbpf_last[0] ? libbpf_last : strerror(-ret));
 		goto fail;
 	}
 	ret = imbalance__attach(s->skel);
 	if (ret) {
-		snprintf(err, SOURCE_ERR_LEN, "attaching the BPF programs failed: %s",
-			 libbpf_last[0] ? libbpf_last : strerror(-ret));
+		err_set(err, "attaching the BPF programs failed: %s",
+			libbpf_last[0] ? libbpf_last : strerror(-ret));
 		goto fail;
 	}
 	if (hook_on) {
@@ -1043,7 +1034,7 @@ again:
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), ring_sample, s, NULL);
 	if (!s->rb) {
 		ret = -errno;
-		snprintf(err, SOURCE_ERR_LEN, "cannot map the ring buffer: %s", strerror(-ret));
+		err_set(err, "cannot map the ring buffer: %s", strerror(-ret));
 		goto fail;
 	}
 	btf__free(btf);
