@@ -697,11 +697,6 @@ uint64_t source_bpf_watermark(const struct source_bpf *s)
 	return s->watermark;
 }
 
-bool source_bpf_behind(const struct source_bpf *s)
-{
-	return s->yielded;
-}
-
 int source_bpf_flush(struct source_bpf *s, imb_event_fn fn, void *ctx)
 {
 	int ret;
