@@ -13,21 +13,73 @@
  * per-task numbers and whether the job could be balanced at all (k tasks
  * on n CPUs share the CPUs evenly only by rotating when k > n and k is not
  * a multiple of n: a static placement leaves them 1 - floor/ceil unfair).
+ *
+ * The fair shares those numbers compare against come from fairness_fill()
+ * below (fairness.h), which the pipeline runs on every window.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyzer.h"
+#include "fairness.h"
 #include "finding_util.h"
+
+struct fair_item {
+	double ratio;		/* demand / weight */
+	size_t idx;
+};
+
+static int fair_item_cmp(const void *a, const void *b)
+{
+	const struct fair_item *x = a, *y = b;
+
+	return x->ratio < y->ratio ? -1 : x->ratio > y->ratio;
+}
+
+void fairness_fill(const uint64_t *demand, const uint64_t *weight, uint64_t *fair, size_t n,
+		   uint64_t capacity)
+{
+	/*
+	 * Serve tasks in order of demand/weight: each whose demand is under
+	 * its weighted part of what is left gets all it asked for; once one
+	 * does not, every later one gets its weighted part (the water level).
+	 */
+	struct fair_item *it = malloc((n ? n : 1) * sizeof(*it));
+	double cap = (double)capacity, wsum = 0;
+
+	if (!it) {
+		for (size_t i = 0; i < n; i++)
+			fair[i] = demand[i];	/* no memory: demand-only shares */
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double w = (double)(weight[i] ? weight[i] : 1);
+
+		it[i].ratio = (double)demand[i] / w;
+		it[i].idx = i;
+		wsum += w;
+	}
+	qsort(it, n, sizeof(*it), fair_item_cmp);
+	for (size_t k = 0; k < n; k++) {
+		size_t i = it[k].idx;
+		double w = (double)(weight[i] ? weight[i] : 1);
+		double part = wsum > 0 ? cap * w / wsum : 0;
+
+		fair[i] = (double)demand[i] <= part ? demand[i] : (uint64_t)part;
+		cap -= (double)fair[i];
+		if (cap < 0)
+			cap = 0;
+		wsum -= w;
+	}
+	free(it);
+}
 
 struct fair_job {
 	char key[64];
-	uint64_t id;			/* 0: no episode */
-	uint64_t start_ns, end_ns;
+	struct finding_episode ep;
 	double area;			/* unfairness x window length */
 	double max;
-	bool emitted, seen;
-	struct imb_finding last;
+	bool seen;
 };
 
 struct fair_state {
@@ -249,49 +301,34 @@ static void fair_window(void *state, const struct model *m, struct imb_window *w
 		if (!j)
 			return;
 		j->seen = true;
-		if (!j->id) {
-			j->id = finding_id_make(FINDING_SRC_FAIRNESS, ++s->next_id);
-			j->start_ns = w->t_start_ns;
+		if (finding_episode_extend(&j->ep, FINDING_SRC_FAIRNESS, &s->next_id,
+					   w->t_start_ns, w->t_end_ns))
 			j->area = j->max = 0;
-			j->emitted = false;
-		}
-		j->end_ns = w->t_end_ns;
 		j->area += jb->unfairness * (double)len;
 		if (jb->unfairness > j->max)
 			j->max = jb->unfairness;
-		if (j->end_ns - j->start_ns >= s->cfg.unfairness_min_ns) {
-			struct imb_finding *f = &j->last;
-			double mean = j->area / (double)(j->end_ns - j->start_ns);
-
-			finding_init(f, j->id, "unfairness", mean >= 2 * s->cfg.unfairness_threshold ?
-				     IMB_SEV_CRITICAL : IMB_SEV_WARNING, j->start_ns, j->end_ns);
+		if (j->ep.end_ns - j->ep.start_ns >= s->cfg.unfairness_min_ns) {
+			struct imb_finding *f = &j->ep.last;
+			double mean = j->area / (double)(j->ep.end_ns - j->ep.start_ns);
 			char name[60];
 
+			finding_init(f, j->ep.id, "unfairness", mean >= 2 * s->cfg.unfairness_threshold ?
+				     IMB_SEV_CRITICAL : IMB_SEV_WARNING, j->ep.start_ns, j->ep.end_ns);
 			fair_job_name(jb, name, sizeof(name));
 			snprintf(f->subject, sizeof(f->subject), "job %s", name);
-			f->open = true;
 			fair_finding(s, m, w, jb, f, "has been on average", mean);
-			j->emitted = true;
-			finding_list_add(out, f);
+			finding_episode_publish(&j->ep, out);
 		}
 	}
-	for (size_t i = 0; i < s->nr; i++) {
-		struct fair_job *j = &s->jobs[i];
-
-		if (j->seen || !j->id)
-			continue;
-		if (j->emitted) {
-			j->last.open = false;
-			finding_list_add(out, &j->last);
-		}
-		j->id = 0;
-	}
+	for (size_t i = 0; i < s->nr; i++)
+		if (!s->jobs[i].seen)
+			finding_episode_end(&s->jobs[i].ep, out);
 	/* jobs without an episode need no memory (a daemon runs for months) */
 	{
 		size_t n = 0;
 
 		for (size_t i = 0; i < s->nr; i++)
-			if (s->jobs[i].id)
+			if (s->jobs[i].ep.id)
 				s->jobs[n++] = s->jobs[i];
 		s->nr = n;
 	}
@@ -302,15 +339,8 @@ static void fair_finish(void *state, const struct model *m, struct imb_window *s
 {
 	struct fair_state *s = state;
 
-	for (size_t i = 0; i < s->nr; i++) {
-		struct fair_job *j = &s->jobs[i];
-
-		if (j->id && j->emitted) {
-			j->last.open = false;
-			finding_list_add(out, &j->last);
-		}
-		j->id = 0;
-	}
+	for (size_t i = 0; i < s->nr; i++)
+		finding_episode_end(&s->jobs[i].ep, out);
 	for (size_t i = 0; i < summary->nr_jobs; i++) {
 		const struct imb_job_sample *jb = &summary->jobs[i];
 		struct imb_finding f;

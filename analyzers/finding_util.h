@@ -8,6 +8,15 @@
  * counter below.  Evidence is a JSON object built into the finding's fixed
  * buffer; when it would not fit, the members that do not fit are dropped
  * and the object is still closed, so the text stays valid JSON.
+ *
+ * Episodes: a condition an analyzer watches window by window (a group
+ * overloaded, a job unfair, the run queues' clocks drifting) is one
+ * finding from the first window it holds to the first it does not.  The
+ * analyzer extends the episode each window the condition holds, publishes
+ * the finding (open) once the episode is long enough by its own measure,
+ * and ends the episode at the first window without the condition or at
+ * the end of the run: the last published version goes out again, closed.
+ * An episode that never got long enough ends without a finding.
  */
 #ifndef IMB_FINDING_UTIL_H
 #define IMB_FINDING_UTIL_H
@@ -17,6 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyzer.h"
 #include "window.h"
 
 enum finding_source {
@@ -97,6 +107,56 @@ static inline void finding_init(struct imb_finding *f, uint64_t id, const char *
 	f->severity = severity;
 	f->t_start_ns = t_start;
 	f->t_end_ns = t_end;
+}
+
+/* One episode of a finding; zeroed, it is none. */
+struct finding_episode {
+	uint64_t id;			/* 0: no episode */
+	uint64_t start_ns, end_ns;	/* its first window's start, last window's end */
+	bool emitted;			/* @last went out (open) at least once */
+	struct imb_finding last;	/* as last published, for the close */
+};
+
+/*
+ * finding_episode_extend - the condition held in [@t_start, @t_end): open
+ * an episode (a new id of analyzer @src from @next_id) if none is, and
+ * extend it to @t_end.  Returns true when it opened one, for the caller to
+ * reset what it sums over an episode.
+ */
+static inline bool finding_episode_extend(struct finding_episode *ep, enum finding_source src,
+					  uint64_t *next_id, uint64_t t_start, uint64_t t_end)
+{
+	bool opened = !ep->id;
+
+	if (opened) {
+		ep->id = finding_id_make(src, ++*next_id);
+		ep->start_ns = t_start;
+		ep->emitted = false;
+	}
+	ep->end_ns = t_end;
+	return opened;
+}
+
+/* finding_episode_publish - @ep->last, which the caller just built, goes out open */
+static inline void finding_episode_publish(struct finding_episode *ep, struct finding_list *out)
+{
+	ep->last.open = true;
+	ep->emitted = true;
+	finding_list_add(out, &ep->last);
+}
+
+/*
+ * finding_episode_end - the condition no longer holds (or the run ends):
+ * a published episode's last version goes out closed; there is no episode
+ * any more.  Does nothing without an episode.
+ */
+static inline void finding_episode_end(struct finding_episode *ep, struct finding_list *out)
+{
+	if (ep->id && ep->emitted) {
+		ep->last.open = false;
+		finding_list_add(out, &ep->last);
+	}
+	ep->id = 0;
 }
 
 #endif /* IMB_FINDING_UTIL_H */

@@ -338,22 +338,30 @@ static void mig_compact(struct mig_state *s, const struct model *m)
 	}
 }
 
-static void mig_window(void *state, const struct model *m, struct imb_window *w,
-		       struct finding_list *out)
+/* The task the load balancer moved most, NULL when it moved none. */
+static struct mig_task *mig_top(struct mig_state *s)
 {
-	struct mig_state *s = state;
-	uint64_t len = w->t_end_ns - w->t_start_ns, maxfair = 0;
 	struct mig_task *top = NULL;
-	unsigned int k = 0, nc = 0;
-	double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, corr = 0, others = 0;
 
-	/* tasks competing for CPU in this window: runnable at least half of it */
-	for (size_t i = 0; i < w->nr_tasks; i++)
-		k += len && (w->tasks[i].run_ns + w->tasks[i].wait_ns) * 2 >= len;
 	for (size_t i = 0; i < s->nr; i++)
 		if (s->tasks[i].lb && (!top || s->tasks[i].lb > top->lb))
 			top = &s->tasks[i];
-	/* moves against deficits over the tasks with a real fair share */
+	return top;
+}
+
+/*
+ * Moves against deficits over the tasks with a real fair share (at least
+ * a quarter of the largest): their correlation in @corr, the mean deficit
+ * of the tasks other than @top in @others (both 0 under three tasks).
+ */
+static void mig_correlation(const struct mig_state *s, const struct model *m,
+			    const struct mig_task *top, double *corr, double *others)
+{
+	double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+	uint64_t maxfair = 0;
+	unsigned int nc = 0;
+
+	*corr = *others = 0;
 	for (size_t i = 0; i < s->nr; i++) {
 		const struct model_task *t = model_task_find(m, s->tasks[i].pid);
 
@@ -375,121 +383,146 @@ static void mig_window(void *state, const struct model *m, struct imb_window *w,
 		sxy += x * rel;
 		nc++;
 		if (&s->tasks[i] != top)
-			others += rel;
+			*others += rel;
 	}
 	if (nc >= 3) {
 		double vx = sxx - sx * sx / nc, vy = syy - sy * sy / nc;
 
-		corr = vx > 0 && vy > 0 ? (sxy - sx * sy / nc) / sqrt(vx * vy) : 0;
-		others /= (double)(nc - (top ? 1 : 0));
+		*corr = vx > 0 && vy > 0 ? (sxy - sx * sy / nc) / sqrt(vx * vy) : 0;
+		*others /= (double)(nc - (top ? 1 : 0));
 	}
-	if (top && s->lb_total >= s->cfg.migration_min) {
-		double share = (double)top->lb / (double)s->lb_total;
-		double even = k ? 1.0 / k : 1.0;
-		bool hit = share >= s->cfg.concentration_threshold &&
-			share * 100 >= (double)s->cfg.concentration_even_pct * even;
-		struct mig_flag *fl = NULL;
+}
 
-		if (hit)
-			fl = mig_flag_get(s, &top->same_flag);
-		if (fl) {
-			struct imb_finding *f = &fl->f;
-			const struct model_task *mt = model_task_find(m, top->pid);
-			uint64_t fair, run;
-			double rel;
-			struct evb e;
-			uint64_t id = f->id;
+/*
+ * `same_task_migrated` for @top, the most moved task, when it got at least
+ * concentration_threshold of the load balancer's moves and well over an
+ * even spread over the @k competing tasks.
+ */
+static void mig_concentration(struct mig_state *s, const struct model *m,
+			      const struct imb_window *w, struct mig_task *top, unsigned int k,
+			      struct finding_list *out)
+{
+	double share = (double)top->lb / (double)s->lb_total;
+	double even = k ? 1.0 / k : 1.0;
+	const struct model_task *mt = model_task_find(m, top->pid);
+	struct mig_flag *fl;
+	struct imb_finding *f;
+	uint64_t fair, run;
+	double rel, corr, others;
+	struct evb e;
 
-			mig_deficit(m, top->pid, &fair, &run, &rel);
-			finding_init(f, id, "same_task_migrated", IMB_SEV_WARNING, s->first_ns,
-				     w->t_end_ns);
-			snprintf(f->subject, sizeof(f->subject), "pid %d (%.15s)", top->pid,
-				 mt ? mt->comm : "?");
-			f->value = share;
-			f->threshold = s->cfg.concentration_threshold;
-			f->open = true;
-			snprintf(f->summary, sizeof(f->summary),
-				 "the load balancer moved pid %d (%.15s) %u of %llu times (%.0f%%; an "
-				 "even spread over %u tasks is %.0f%%); it got %.1f%% less CPU than its "
-				 "fair share (%.1f ms lost)", top->pid, mt ? mt->comm : "?", top->lb,
-				 (unsigned long long)s->lb_total, 100 * share, k, 100 * even,
-				 100 * rel, fair > run ? (double)(fair - run) / 1e6 : 0.0);
-			evb_init(&e, f->evidence, sizeof(f->evidence));
-			evb_add(&e, "\"pid\":%d", top->pid);
-			evb_add(&e, "\"lb_migrations\":%u", top->lb);
-			evb_add(&e, "\"lb_migrations_all\":%llu", (unsigned long long)s->lb_total);
-			evb_add(&e, "\"share\":%.4f", share);
-			evb_add(&e, "\"even_share\":%.4f", even);
-			evb_add(&e, "\"competing_tasks\":%u", k);
-			evb_add(&e, "\"migration_min\":%u", s->cfg.migration_min);
-			evb_add(&e, "\"concentration_threshold\":%.3f", s->cfg.concentration_threshold);
-			evb_add(&e, "\"even_factor_pct\":%u", s->cfg.concentration_even_pct);
-			evb_add(&e, "\"fair_ns\":%llu", (unsigned long long)fair);
-			evb_add(&e, "\"run_ns\":%llu", (unsigned long long)run);
-			evb_add(&e, "\"lost_ns\":%llu", (unsigned long long)(fair > run ? fair - run : 0));
-			evb_add(&e, "\"deficit\":%.4f", rel);
-			evb_add(&e, "\"others_mean_deficit\":%.4f", others);
-			evb_add(&e, "\"moves_deficit_correlation\":%.3f", corr);
-			mig_causes(s, top, &e);
-			evb_close(&e);
-			fl->open = true;
-			finding_list_add(out, f);
-		}
-	}
-	/* concentration findings whose task is no longer the top one close */
+	if (share < s->cfg.concentration_threshold ||
+	    share * 100 < (double)s->cfg.concentration_even_pct * even)
+		return;
+	fl = mig_flag_get(s, &top->same_flag);
+	if (!fl)
+		return;
+	f = &fl->f;
+	mig_correlation(s, m, top, &corr, &others);
+	mig_deficit(m, top->pid, &fair, &run, &rel);
+	finding_init(f, f->id, "same_task_migrated", IMB_SEV_WARNING, s->first_ns, w->t_end_ns);
+	snprintf(f->subject, sizeof(f->subject), "pid %d (%.15s)", top->pid, mt ? mt->comm : "?");
+	f->value = share;
+	f->threshold = s->cfg.concentration_threshold;
+	f->open = true;
+	snprintf(f->summary, sizeof(f->summary),
+		 "the load balancer moved pid %d (%.15s) %u of %llu times (%.0f%%; an "
+		 "even spread over %u tasks is %.0f%%); it got %.1f%% less CPU than its "
+		 "fair share (%.1f ms lost)", top->pid, mt ? mt->comm : "?", top->lb,
+		 (unsigned long long)s->lb_total, 100 * share, k, 100 * even,
+		 100 * rel, fair > run ? (double)(fair - run) / 1e6 : 0.0);
+	evb_init(&e, f->evidence, sizeof(f->evidence));
+	evb_add(&e, "\"pid\":%d", top->pid);
+	evb_add(&e, "\"lb_migrations\":%u", top->lb);
+	evb_add(&e, "\"lb_migrations_all\":%llu", (unsigned long long)s->lb_total);
+	evb_add(&e, "\"share\":%.4f", share);
+	evb_add(&e, "\"even_share\":%.4f", even);
+	evb_add(&e, "\"competing_tasks\":%u", k);
+	evb_add(&e, "\"migration_min\":%u", s->cfg.migration_min);
+	evb_add(&e, "\"concentration_threshold\":%.3f", s->cfg.concentration_threshold);
+	evb_add(&e, "\"even_factor_pct\":%u", s->cfg.concentration_even_pct);
+	evb_add(&e, "\"fair_ns\":%llu", (unsigned long long)fair);
+	evb_add(&e, "\"run_ns\":%llu", (unsigned long long)run);
+	evb_add(&e, "\"lost_ns\":%llu", (unsigned long long)(fair > run ? fair - run : 0));
+	evb_add(&e, "\"deficit\":%.4f", rel);
+	evb_add(&e, "\"others_mean_deficit\":%.4f", others);
+	evb_add(&e, "\"moves_deficit_correlation\":%.3f", corr);
+	mig_causes(s, top, &e);
+	evb_close(&e);
+	fl->open = true;
+	finding_list_add(out, f);
+}
+
+/* `migration_pingpong` for @t, opened or updated with its new count. */
+static void mig_pingpong(struct mig_state *s, const struct model *m, struct mig_task *t,
+			 struct finding_list *out)
+{
+	const struct model_task *mt = model_task_find(m, t->pid);
+	struct mig_flag *fl = mig_flag_get(s, &t->pp_flag);
+	struct imb_finding *f;
+	uint64_t fair, run;
+	double rel;
+	struct evb e;
+
+	if (!fl)
+		return;
+	f = &fl->f;
+	mig_deficit(m, t->pid, &fair, &run, &rel);
+	finding_init(f, f->id, "migration_pingpong", IMB_SEV_WARNING, t->pp_first_ns,
+		     t->pp_last_ns);
+	snprintf(f->subject, sizeof(f->subject), "pid %d (%.15s)", t->pid, mt ? mt->comm : "?");
+	f->value = t->pingpong;
+	f->threshold = s->cfg.pingpong_min ? s->cfg.pingpong_min : 3;
+	f->open = true;
+	snprintf(f->summary, sizeof(f->summary),
+		 "pid %d (%.15s) went back to the CPU it had just left %u times within "
+		 "%.0f ms (last between CPUs %d and %d); %.1f ms of CPU time short of "
+		 "its fair share", t->pid, mt ? mt->comm : "?", t->pingpong,
+		 (double)s->cfg.pingpong_ns / 1e6, t->last_orig, t->last_dest,
+		 fair > run ? (double)(fair - run) / 1e6 : 0.0);
+	evb_init(&e, f->evidence, sizeof(f->evidence));
+	evb_add(&e, "\"pid\":%d", t->pid);
+	evb_add(&e, "\"pingpongs\":%u", t->pingpong);
+	evb_add(&e, "\"pingpong_ns\":%llu", (unsigned long long)s->cfg.pingpong_ns);
+	evb_add(&e, "\"pingpong_min\":%u", s->cfg.pingpong_min);
+	evb_add(&e, "\"lb_migrations\":%u", t->lb);
+	evb_add(&e, "\"fair_ns\":%llu", (unsigned long long)fair);
+	evb_add(&e, "\"run_ns\":%llu", (unsigned long long)run);
+	evb_add(&e, "\"lost_ns\":%llu", (unsigned long long)(fair > run ? fair - run : 0));
+	evb_add(&e, "\"wait_ns\":%llu", (unsigned long long)(mt ? model_task_wait_ns(mt) : 0));
+	mig_causes(s, t, &e);
+	evb_close(&e);
+	fl->open = true;
+	t->pp_reported = t->pingpong;
+	finding_list_add(out, f);
+}
+
+static void mig_window(void *state, const struct model *m, struct imb_window *w,
+		       struct finding_list *out)
+{
+	struct mig_state *s = state;
+	uint64_t len = w->t_end_ns - w->t_start_ns;
+	struct mig_task *top = mig_top(s);
+	unsigned int k = 0;
+
+	/* tasks competing for CPU in this window: runnable at least half of it */
+	for (size_t i = 0; i < w->nr_tasks; i++)
+		k += len && (w->tasks[i].run_ns + w->tasks[i].wait_ns) * 2 >= len;
+	if (top && s->lb_total >= s->cfg.migration_min)
+		mig_concentration(s, m, w, top, k, out);
 	for (size_t i = 0; i < s->nr; i++) {
 		struct mig_task *t = &s->tasks[i];
 		struct mig_flag *fl;
 
+		/* a concentration finding whose task is no longer the top one closes */
 		if (t->same_flag && t != top && s->flags[t->same_flag - 1].open) {
 			fl = &s->flags[t->same_flag - 1];
 			fl->open = fl->f.open = false;
 			finding_list_add(out, &fl->f);
 		}
 		if (t->pingpong >= (s->cfg.pingpong_min ? s->cfg.pingpong_min : 3) &&
-		    t->pingpong != t->pp_reported) {
-			const struct model_task *mt = model_task_find(m, t->pid);
-			struct imb_finding *f;
-			uint64_t fair, run, id;
-			double rel;
-			struct evb e;
-
-			fl = mig_flag_get(s, &t->pp_flag);
-			if (!fl)
-				continue;
-			f = &fl->f;
-			id = f->id;
-			mig_deficit(m, t->pid, &fair, &run, &rel);
-			finding_init(f, id, "migration_pingpong", IMB_SEV_WARNING, t->pp_first_ns,
-				     t->pp_last_ns);
-			snprintf(f->subject, sizeof(f->subject), "pid %d (%.15s)", t->pid,
-				 mt ? mt->comm : "?");
-			f->value = t->pingpong;
-			f->threshold = s->cfg.pingpong_min ? s->cfg.pingpong_min : 3;
-			f->open = true;
-			snprintf(f->summary, sizeof(f->summary),
-				 "pid %d (%.15s) went back to the CPU it had just left %u times within "
-				 "%.0f ms (last between CPUs %d and %d); %.1f ms of CPU time short of "
-				 "its fair share", t->pid, mt ? mt->comm : "?", t->pingpong,
-				 (double)s->cfg.pingpong_ns / 1e6, t->last_orig, t->last_dest,
-				 fair > run ? (double)(fair - run) / 1e6 : 0.0);
-			evb_init(&e, f->evidence, sizeof(f->evidence));
-			evb_add(&e, "\"pid\":%d", t->pid);
-			evb_add(&e, "\"pingpongs\":%u", t->pingpong);
-			evb_add(&e, "\"pingpong_ns\":%llu", (unsigned long long)s->cfg.pingpong_ns);
-			evb_add(&e, "\"pingpong_min\":%u", s->cfg.pingpong_min);
-			evb_add(&e, "\"lb_migrations\":%u", t->lb);
-			evb_add(&e, "\"fair_ns\":%llu", (unsigned long long)fair);
-			evb_add(&e, "\"run_ns\":%llu", (unsigned long long)run);
-			evb_add(&e, "\"lost_ns\":%llu", (unsigned long long)(fair > run ? fair - run : 0));
-			evb_add(&e, "\"wait_ns\":%llu",
-				(unsigned long long)(mt ? model_task_wait_ns(mt) : 0));
-			mig_causes(s, t, &e);
-			evb_close(&e);
-			fl->open = true;
-			t->pp_reported = t->pingpong;
-			finding_list_add(out, f);
-		}
+		    t->pingpong != t->pp_reported)
+			mig_pingpong(s, m, t, out);
 	}
 	mig_compact(s, m);
 }

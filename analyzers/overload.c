@@ -50,12 +50,9 @@ static const char *const ovl_level_name[OVL__COUNT] = { "cpu", "core", "llc", "n
 #define OVL_WAKE_RING 64
 
 struct ovl_episode {
-	uint64_t id;		/* 0: none yet */
-	uint64_t start_ns, end_ns;
+	struct finding_episode f;
 	uint64_t over_ns, len_ns;	/* sums over the episode's windows */
 	uint64_t iww_ns[OVL__COUNT];	/* members' idle-with-waiters time per level, episode */
-	bool emitted;
-	struct imb_finding last;	/* as last emitted, for the close */
 };
 
 struct ovl_group {
@@ -586,84 +583,70 @@ static void ovl_evidence(const struct ovl_state *s, const struct ovl_group *g,
 	evb_add(e, "\"util\":\"util_avg (util_est not modelled)\"");
 }
 
-static void ovl_episode_step(struct ovl_state *s, struct ovl_episode *ep, bool hit,
-			     uint64_t over_ns, const uint64_t iww[OVL__COUNT],
-			     const struct imb_window *w, bool *emit, bool *close)
-{
-	uint64_t len = w->t_end_ns - w->t_start_ns;
-
-	*emit = *close = false;
-	if (hit) {
-		if (!ep->id) {
-			ep->id = finding_id_make(FINDING_SRC_OVERLOAD, ++s->next_id);
-			ep->start_ns = w->t_start_ns;
-			ep->over_ns = ep->len_ns = 0;
-			memset(ep->iww_ns, 0, sizeof(ep->iww_ns));
-			ep->emitted = false;
-		}
-		ep->end_ns = w->t_end_ns;
-		ep->over_ns += over_ns;
-		ep->len_ns += len;
-		for (int l = 0; l < OVL__COUNT; l++)
-			ep->iww_ns[l] += iww[l];
-		if (ep->end_ns - ep->start_ns >= s->min_ns) {
-			ep->emitted = true;
-			*emit = true;
-		}
-	} else if (ep->id) {
-		*close = ep->emitted;
-		if (!*close)
-			ep->id = 0;
-	}
-}
-
+/* The episode's finding, built into its last version and published (open). */
 static void ovl_finding(struct ovl_state *s, struct ovl_group *g, struct ovl_episode *ep,
-			bool disagree, bool open, const struct imb_window *w,
-			struct finding_list *out)
+			bool disagree, const struct imb_window *w, struct finding_list *out)
 {
-	struct imb_finding f;
+	struct imb_finding *f = &ep->f.last;
 	struct evb e;
 	char subj[48];
 	double frac = ep->len_ns ? (double)ep->over_ns / (double)ep->len_ns : 0;
 	uint64_t len = w->t_end_ns - w->t_start_ns;
 
 	ovl_subject(g, subj, sizeof(subj));
-	finding_init(&f, ep->id, "overload", disagree ? IMB_SEV_INFO : IMB_SEV_WARNING,
-		     ep->start_ns, ep->end_ns);
-	f.open = open;
-	f.value = frac;
-	f.threshold = disagree ? s->cfg.disagreement_min_fraction : s->cfg.overload_min_fraction;
+	finding_init(f, ep->f.id, "overload", disagree ? IMB_SEV_INFO : IMB_SEV_WARNING,
+		     ep->f.start_ns, ep->f.end_ns);
+	f->value = frac;
+	f->threshold = disagree ? s->cfg.disagreement_min_fraction : s->cfg.overload_min_fraction;
 	if (disagree) {
-		snprintf(f.subject, sizeof(f.subject), "%s threshold", subj);
-		snprintf(f.summary, sizeof(f.summary),
+		snprintf(f->subject, sizeof(f->subject), "%s threshold", subj);
+		snprintf(f->summary, sizeof(f->summary),
 			 "%s: the fixed runnable threshold and the nr_running-scaled one disagree "
 			 "%.0f%% of the time (fixed overloaded %.0f%%, scaled %.0f%% in the last "
 			 "window)", subj, 100 * frac,
 			 len ? 100.0 * g->over_ns / len : 0, len ? 100.0 * g->over_scaled_ns / len : 0);
 	} else {
-		snprintf(f.subject, sizeof(f.subject), "%s", subj);
-		snprintf(f.summary, sizeof(f.summary),
+		snprintf(f->subject, sizeof(f->subject), "%s", subj);
+		snprintf(f->summary, sizeof(f->summary),
 			 "%s classified overloaded by the load balancer's test (imbalance_pct %u) "
 			 "%.0f%% of the time for %.1f s", subj, ovl_pct(s, g), 100 * frac,
-			 (double)(ep->end_ns - ep->start_ns) / 1e9);
+			 (double)(ep->f.end_ns - ep->f.start_ns) / 1e9);
 	}
-	evb_init(&e, f.evidence, sizeof(f.evidence));
+	evb_init(&e, f->evidence, sizeof(f->evidence));
 	evb_add(&e, "\"episode_fraction\":%.4f", frac);
 	evb_add(&e, "\"min_fraction\":%.3f", disagree ? s->cfg.disagreement_min_fraction :
 		s->cfg.overload_min_fraction);
 	evb_add(&e, "\"min_ns\":%llu", (unsigned long long)s->min_ns);
 	ovl_evidence(s, g, ep, len, &e);
 	evb_close(&e);
-	ep->last = f;
-	finding_list_add(out, &f);
+	finding_episode_publish(&ep->f, out);
 }
 
-/* ovl_close - the episode ended: its last version, closed */
-static void ovl_close(struct ovl_episode *ep, struct finding_list *out)
+/*
+ * One full window of episode @ep of group @g (@disagree: the thresholds'
+ * disagreement, else overload): extended while @hit, published once it
+ * spans min_ns, ended at the first window without @hit.
+ */
+static void ovl_episode_step(struct ovl_state *s, struct ovl_group *g, struct ovl_episode *ep,
+			     bool disagree, bool hit, uint64_t over_ns,
+			     const uint64_t iww[OVL__COUNT], const struct imb_window *w,
+			     struct finding_list *out)
 {
-	ep->last.open = false;
-	finding_list_add(out, &ep->last);
-	ep->id = 0;
+	if (!hit) {
+		finding_episode_end(&ep->f, out);
+		return;
+	}
+	if (finding_episode_extend(&ep->f, FINDING_SRC_OVERLOAD, &s->next_id, w->t_start_ns,
+				   w->t_end_ns)) {
+		ep->over_ns = ep->len_ns = 0;
+		memset(ep->iww_ns, 0, sizeof(ep->iww_ns));
+	}
+	ep->over_ns += over_ns;
+	ep->len_ns += w->t_end_ns - w->t_start_ns;
+	for (int l = 0; l < OVL__COUNT; l++)
+		ep->iww_ns[l] += iww[l];
+	if (ep->f.end_ns - ep->f.start_ns >= s->min_ns)
+		ovl_finding(s, g, ep, disagree, w, out);
 }
 
 /* A CPU row's idle-with-waiters columns from @iww (per level); absent levels unknown. */
@@ -706,23 +689,14 @@ static void ovl_window(void *state, const struct model *m, struct imb_window *w,
 		double of = len ? (double)g->over_ns / (double)len : 0;
 		double df = len ? (double)g->disagree_ns / (double)len : 0;
 		uint64_t iww[OVL__COUNT];
-		bool emit, close;
 
 		s->run_over_ns[i] += g->over_ns;
 		ovl_group_iww(s, g, iww);
 		if (full) {
-			ovl_episode_step(s, &g->ep, of >= s->cfg.overload_min_fraction, g->over_ns,
-					 iww, w, &emit, &close);
-			if (emit)
-				ovl_finding(s, g, &g->ep, false, true, w, out);
-			else if (close)
-				ovl_close(&g->ep, out);
-			ovl_episode_step(s, &g->dis, df >= s->cfg.disagreement_min_fraction,
-					 g->disagree_ns, iww, w, &emit, &close);
-			if (emit)
-				ovl_finding(s, g, &g->dis, true, true, w, out);
-			else if (close)
-				ovl_close(&g->dis, out);
+			ovl_episode_step(s, g, &g->ep, false, of >= s->cfg.overload_min_fraction,
+					 g->over_ns, iww, w, out);
+			ovl_episode_step(s, g, &g->dis, true, df >= s->cfg.disagreement_min_fraction,
+					 g->disagree_ns, iww, w, out);
 		}
 		g->over_ns = g->over_scaled_ns = g->disagree_ns = 0;
 	}
@@ -755,10 +729,8 @@ static void ovl_finish(void *state, const struct model *m, struct imb_window *su
 	for (size_t i = 0; i < s->nr_groups; i++) {
 		struct ovl_group *g = &s->groups[i];
 
-		if (g->ep.id && g->ep.emitted)
-			ovl_close(&g->ep, out);
-		if (g->dis.id && g->dis.emitted)
-			ovl_close(&g->dis, out);
+		finding_episode_end(&g->ep.f, out);
+		finding_episode_end(&g->dis.f, out);
 	}
 }
 

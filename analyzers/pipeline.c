@@ -5,9 +5,9 @@
  *
  * Fair share is computed here because every report needs it: per window,
  * the CPU time of the window (CPUs x length) is shared among the tasks that
- * wanted it by weighted water-filling, so a task that sleeps is not owed
- * time it did not ask for and a nice -5 task is owed about three times a
- * nice 0 one.  A task's whole-run fair time is the sum over windows.
+ * wanted it by fairness_fill() (fairness.h), so a task that sleeps is not
+ * owed time it did not ask for and a nice -5 task is owed about three times
+ * a nice 0 one.  A task's whole-run fair time is the sum over windows.
  */
 #include <errno.h>
 #include <math.h>
@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "analyzers_table.h"
+#include "fairness.h"
 #include "pipeline.h"
 
 struct pipeline {
@@ -162,56 +163,6 @@ const struct model *pipeline_model(const struct pipeline *p)
 const struct analyzer_config *pipeline_config(const struct pipeline *p)
 {
 	return &p->cfg;
-}
-
-struct fair_item {
-	double ratio;		/* demand / weight */
-	size_t idx;
-};
-
-static int fair_item_cmp(const void *a, const void *b)
-{
-	const struct fair_item *x = a, *y = b;
-
-	return x->ratio < y->ratio ? -1 : x->ratio > y->ratio;
-}
-
-void fairness_fill(const uint64_t *demand, const uint64_t *weight, uint64_t *fair, size_t n,
-		   uint64_t capacity)
-{
-	/*
-	 * Serve tasks in order of demand/weight: each whose demand is under
-	 * its weighted part of what is left gets all it asked for; once one
-	 * does not, every later one gets its weighted part (the water level).
-	 */
-	struct fair_item *it = malloc((n ? n : 1) * sizeof(*it));
-	double cap = (double)capacity, wsum = 0;
-
-	if (!it) {
-		for (size_t i = 0; i < n; i++)
-			fair[i] = demand[i];	/* no memory: demand-only shares */
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		double w = (double)(weight[i] ? weight[i] : 1);
-
-		it[i].ratio = (double)demand[i] / w;
-		it[i].idx = i;
-		wsum += w;
-	}
-	qsort(it, n, sizeof(*it), fair_item_cmp);
-	for (size_t k = 0; k < n; k++) {
-		size_t i = it[k].idx;
-		double w = (double)(weight[i] ? weight[i] : 1);
-		double part = wsum > 0 ? cap * w / wsum : 0;
-
-		fair[i] = (double)demand[i] <= part ? demand[i] : (uint64_t)part;
-		cap -= (double)fair[i];
-		if (cap < 0)
-			cap = 0;
-		wsum -= w;
-	}
-	free(it);
 }
 
 static int scratch_grow(struct pipeline *p, size_t n)
@@ -447,52 +398,109 @@ static void findings_merge(struct pipeline *p, const struct finding_list *l)
 	}
 }
 
-/* Close the window [win_start, end). */
-static int window_close(struct pipeline *p, uint64_t end_ns)
+/*
+ * "Runnable for the whole span" of the run: runnable at least 95 % of its
+ * own observed life, and a life at least 90 % of the longest such life in
+ * the run, so a job's short-lived helpers do not count.
+ */
+static void full_mark_run(const struct pipeline *p, const struct model_task **src, bool *full,
+			  size_t n)
 {
-	struct model *m = p->m;
-	uint64_t len = end_ns - p->win_start_ns;
-	struct imb_window *w;
+	uint64_t maxlife = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t life = src[i]->last_ns - src[i]->first_ns;
+
+		full[i] = life && (double)src[i]->runnable_ns >= (double)life * p->cfg.span_runnable_min;
+		if (full[i] && life > maxlife)
+			maxlife = life;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (full[i] && (double)(src[i]->last_ns - src[i]->first_ns) <
+		    (double)maxlife * p->cfg.span_life_min)
+			full[i] = false;
+}
+
+/* Does task @t get a row: it was seen in the window, or ran or waited in the run? */
+static bool task_has_row(const struct model_task *t, bool whole_run)
+{
+	return whole_run ? t->runnable_ns || model_task_run_ns(t) : t->win_seen;
+}
+
+/*
+ * The rows of the window [@start, @end), or with @whole_run of the whole
+ * run: span and event counts, a row per CPU and per task that has one, and
+ * the job rows over them; no findings yet.  Window close and the run's
+ * summary both build theirs here, then let the analyzers add theirs.
+ * Returns the window to free with imb_window_free(), or NULL on ENOMEM.
+ */
+static struct imb_window *rows_build(const struct pipeline *p, uint64_t start, uint64_t end,
+				     bool whole_run)
+{
+	const struct model *m = p->m;
+	uint64_t len = end - start;
+	struct imb_window *w = calloc(1, sizeof(*w));
 	const struct model_task **src = NULL;
 	bool *full = NULL;
-	struct finding_list out = { .next_id = 0 };
 	size_t n = 0;
 	int rc = -ENOMEM;
 
-	model_advance(m, end_ns);
-	if (window_fairness(p, len ? len : 1))
-		return -ENOMEM;
-	w = calloc(1, sizeof(*w));
 	if (!w)
-		return -ENOMEM;
-	w->t_start_ns = p->win_start_ns;
-	w->t_end_ns = end_ns;
-	w->events = m->win_events;
-	w->lost_events = m->win_lost;
+		return NULL;
+	w->t_start_ns = start;
+	w->t_end_ns = end;
+	w->events = whole_run ? m->events : m->win_events;
+	w->lost_events = whole_run ? m->lost_events : m->win_lost;
 	w->nr_cpus = (size_t)m->nr_cpus;
-	w->cpus = calloc(w->nr_cpus ? w->nr_cpus : 1, sizeof(*w->cpus));
 	for (size_t i = 0; i < m->nr_tasks; i++)
-		n += m->tasks[i].win_seen;
+		n += task_has_row(&m->tasks[i], whole_run);
+	w->cpus = calloc(w->nr_cpus ? w->nr_cpus : 1, sizeof(*w->cpus));
 	w->tasks = calloc(n ? n : 1, sizeof(*w->tasks));
 	src = calloc(n ? n : 1, sizeof(*src));
 	full = calloc(n ? n : 1, sizeof(*full));
 	if (!w->cpus || !w->tasks || !src || !full)
 		goto out;
 	for (int i = 0; i < m->nr_cpus; i++)
-		cpu_row(m, &m->cpus[i], &w->cpus[i], false);
+		cpu_row(m, &m->cpus[i], &w->cpus[i], whole_run);
 	for (size_t i = 0; i < m->nr_tasks; i++) {
 		const struct model_task *t = &m->tasks[i];
 
-		if (!t->win_seen)
+		if (!task_has_row(t, whole_run))
 			continue;
-		task_row(t, &w->tasks[w->nr_tasks], false, len);
+		task_row(t, &w->tasks[w->nr_tasks], whole_run, len);
 		src[w->nr_tasks] = t;
-		full[w->nr_tasks] = len && (double)t->win_runnable_ns >=
+		/* in a window: runnable (nearly) all of it */
+		full[w->nr_tasks] = !whole_run && len && (double)t->win_runnable_ns >=
 			(double)len * p->cfg.span_runnable_min;
 		w->nr_tasks++;
 	}
-	if (jobs_build(p, m, src, full, w))
-		goto out;
+	if (whole_run)
+		full_mark_run(p, src, full, w->nr_tasks);
+	rc = jobs_build(p, m, src, full, w);
+out:
+	free(src);
+	free(full);
+	if (rc) {
+		imb_window_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* Close the window [win_start, end). */
+static int window_close(struct pipeline *p, uint64_t end_ns)
+{
+	struct model *m = p->m;
+	uint64_t len = end_ns - p->win_start_ns;
+	struct imb_window *w;
+	struct finding_list out = { .next_id = 0 };
+
+	model_advance(m, end_ns);
+	if (window_fairness(p, len ? len : 1))
+		return -ENOMEM;
+	w = rows_build(p, p->win_start_ns, end_ns, false);
+	if (!w)
+		return -ENOMEM;
 	for (size_t i = 0; i < analyzers_count; i++)
 		analyzers[i]->window(p->state[i], m, w, &out);
 	findings_merge(p, &out);
@@ -512,23 +520,16 @@ static int window_close(struct pipeline *p, uint64_t end_ns)
 	}
 	w->findings = out.items;
 	w->nr_findings = out.nr;
-	out.items = NULL;
 	p->windows++;
 	model_window_reset(m, end_ns);
 	if (p->cfg.live && end_ns > len)
 		model_evict_dead(m, end_ns - len);
 	p->win_start_ns = end_ns;
-	if (p->fn) {
+	if (p->fn)
 		p->fn(w, p->ctx);
-		w = NULL;
-	}
-	rc = 0;
-out:
-	imb_window_free(w);
-	free(out.items);
-	free(src);
-	free(full);
-	return rc;
+	else
+		imb_window_free(w);
+	return 0;
 }
 
 int pipeline_event(struct pipeline *p, const struct imb_event *ev)
@@ -579,59 +580,12 @@ struct imb_window *pipeline_finish(struct pipeline *p)
 {
 	struct model *m = p->m;
 	struct imb_window *w;
-	const struct model_task **src;
-	bool *full;
-	uint64_t span, maxlife = 0;
 	struct finding_list out = { 0 };
-	size_t n = 0;
 
 	if (p->started && m->now_ns > p->win_start_ns && window_close(p, m->now_ns))
 		return NULL;
-	span = m->now_ns - m->t0_ns;
-	w = calloc(1, sizeof(*w));
+	w = rows_build(p, m->t0_ns, m->now_ns, true);
 	if (!w)
-		return NULL;
-	w->t_start_ns = m->t0_ns;
-	w->t_end_ns = m->now_ns;
-	w->events = m->events;
-	w->lost_events = m->lost_events;
-	w->nr_cpus = (size_t)m->nr_cpus;
-	for (size_t i = 0; i < m->nr_tasks; i++)
-		n += m->tasks[i].runnable_ns || model_task_run_ns(&m->tasks[i]);
-	w->cpus = calloc(w->nr_cpus ? w->nr_cpus : 1, sizeof(*w->cpus));
-	w->tasks = calloc(n ? n : 1, sizeof(*w->tasks));
-	src = calloc(n ? n : 1, sizeof(*src));
-	full = calloc(n ? n : 1, sizeof(*full));
-	if (!w->cpus || !w->tasks || !src || !full)
-		goto fail;
-	for (int i = 0; i < m->nr_cpus; i++)
-		cpu_row(m, &m->cpus[i], &w->cpus[i], true);
-	for (size_t i = 0; i < m->nr_tasks; i++) {
-		const struct model_task *t = &m->tasks[i];
-
-		if (!t->runnable_ns && !model_task_run_ns(t))
-			continue;
-		task_row(t, &w->tasks[w->nr_tasks], true, span);
-		src[w->nr_tasks] = t;
-		w->nr_tasks++;
-	}
-	/*
-	 * "Runnable for the whole span": runnable at least 95 % of its own
-	 * observed life, and a life at least 90 % of the longest such life in
-	 * the run, so a job's short-lived helpers do not count.
-	 */
-	for (size_t i = 0; i < w->nr_tasks; i++) {
-		uint64_t life = src[i]->last_ns - src[i]->first_ns;
-
-		full[i] = life && (double)src[i]->runnable_ns >= (double)life * p->cfg.span_runnable_min;
-		if (full[i] && life > maxlife)
-			maxlife = life;
-	}
-	for (size_t i = 0; i < w->nr_tasks; i++)
-		if (full[i] && (double)(src[i]->last_ns - src[i]->first_ns) <
-		    (double)maxlife * p->cfg.span_life_min)
-			full[i] = false;
-	if (jobs_build(p, m, src, full, w))
 		goto fail;
 	for (size_t i = 0; i < analyzers_count; i++)
 		if (analyzers[i]->finish)
@@ -645,12 +599,8 @@ struct imb_window *pipeline_finish(struct pipeline *p)
 		memcpy(w->findings, p->run_findings.items,
 		       p->run_findings.nr * sizeof(*w->findings));
 	w->nr_findings = p->run_findings.nr;
-	free(src);
-	free(full);
 	return w;
 fail:
-	free(src);
-	free(full);
 	imb_window_free(w);
 	errno = ENOMEM;
 	return NULL;

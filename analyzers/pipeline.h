@@ -93,15 +93,4 @@ const struct model *pipeline_model(const struct pipeline *p);
 /** pipeline_config - the thresholds in use */
 const struct analyzer_config *pipeline_config(const struct pipeline *p);
 
-/**
- * fairness_fill - fair share by weighted water-filling
- * @demand: per task, time it wanted a CPU (runnable time)
- * @weight: per task, its load weight
- * @fair: out, per task, what a fair scheduler would have given it
- * @n: number of tasks
- * @capacity: CPU time available (CPUs x span)
- */
-void fairness_fill(const uint64_t *demand, const uint64_t *weight, uint64_t *fair, size_t n,
-		   uint64_t capacity);
-
 #endif /* IMB_PIPELINE_H */

@@ -49,12 +49,10 @@ struct vr_state {
 	struct vr_cpu *cpus;
 	int nr_cpus;
 	uint64_t next_id;
-	uint64_t id, start_ns, end_ns;
+	struct finding_episode ep;
 	unsigned int windows;
 	double drift_area;
 	double max_drift;
-	bool emitted;
-	struct imb_finding last;
 };
 
 static void *vr_create(const struct analyzer_config *cfg)
@@ -96,8 +94,6 @@ static int vr_grow(struct vr_state *s, int n)
 	return 0;
 }
 
-static int vr_grow(struct vr_state *s, int n);
-
 /* Keep each CPU's best kernel reference: V when the source has it. */
 static void vr_event(void *state, const struct model *m, const struct imb_event *ev)
 {
@@ -118,12 +114,11 @@ static void vr_event(void *state, const struct model *m, const struct imb_event 
 	}
 }
 
+/* What an episode sums, back to zero. */
 static void vr_episode_reset(struct vr_state *s)
 {
-	s->id = 0;
 	s->windows = 0;
 	s->drift_area = s->max_drift = 0;
-	s->emitted = false;
 	for (int i = 0; i < s->nr_cpus; i++) {
 		s->cpus[i].ep_progress = 0;
 		s->cpus[i].ep_ns = 0;
@@ -132,7 +127,7 @@ static void vr_episode_reset(struct vr_state *s)
 
 static void vr_emit(struct vr_state *s, const struct model *m, struct finding_list *out)
 {
-	struct imb_finding *f = &s->last;
+	struct imb_finding *f = &s->ep.last;
 	double maxr = 0, rates[VR_MAX_CPUS];
 	char behind[64], list[512];
 	size_t ob = 0, ol = 0;
@@ -160,11 +155,10 @@ static void vr_emit(struct vr_state *s, const struct model *m, struct finding_li
 			ol += (size_t)snprintf(list + ol, sizeof(list) - ol, "%s\"%d\":%.4f",
 					       ol ? "," : "", i, rates[i]);
 	}
-	finding_init(f, s->id, "vruntime_drift", IMB_SEV_WARNING, s->start_ns, s->end_ns);
+	finding_init(f, s->ep.id, "vruntime_drift", IMB_SEV_WARNING, s->ep.start_ns, s->ep.end_ns);
 	snprintf(f->subject, sizeof(f->subject), "cpus %s", behind[0] ? behind : "?");
-	f->value = s->windows ? s->drift_area / (double)(s->end_ns - s->start_ns) : 0;
+	f->value = s->windows ? s->drift_area / (double)(s->ep.end_ns - s->ep.start_ns) : 0;
 	f->threshold = s->cfg.drift_threshold;
-	f->open = true;
 	snprintf(f->summary, sizeof(f->summary),
 		 "the tasks of CPU(s) %s fall behind: their %s advances %.0f%% slower than on the "
 		 "fastest CPU (mean drift %.0f%%, threshold %.0f%%)", behind[0] ? behind : "?",
@@ -180,8 +174,7 @@ static void vr_emit(struct vr_state *s, const struct model *m, struct finding_li
 	evb_add(&e, "\"behind\":[%s]", behind);
 	evb_add(&e, "\"rate\":{%s}", list);
 	evb_close(&e);
-	s->emitted = true;
-	finding_list_add(out, f);
+	finding_episode_publish(&s->ep, out);
 }
 
 static void vr_window(void *state, const struct model *m, struct imb_window *w,
@@ -223,12 +216,9 @@ static void vr_window(void *state, const struct model *m, struct imb_window *w,
 	if (len * 2 < s->cfg.window_ns)
 		return;		/* a short last window decides nothing */
 	if (drift > s->cfg.drift_threshold) {
-		if (!s->id) {
+		if (finding_episode_extend(&s->ep, FINDING_SRC_VRUNTIME, &s->next_id,
+					   w->t_start_ns, w->t_end_ns))
 			vr_episode_reset(s);
-			s->id = finding_id_make(FINDING_SRC_VRUNTIME, ++s->next_id);
-			s->start_ns = w->t_start_ns;
-		}
-		s->end_ns = w->t_end_ns;
 		s->windows++;
 		s->drift_area += drift * (double)len;
 		if (drift > s->max_drift)
@@ -243,11 +233,8 @@ static void vr_window(void *state, const struct model *m, struct imb_window *w,
 		}
 		if (s->windows >= (s->cfg.drift_min_windows ? s->cfg.drift_min_windows : 1))
 			vr_emit(s, m, out);
-	} else if (s->id) {
-		if (s->emitted) {
-			s->last.open = false;
-			finding_list_add(out, &s->last);
-		}
+	} else if (s->ep.id) {
+		finding_episode_end(&s->ep, out);
 		vr_episode_reset(s);
 	}
 }
@@ -259,10 +246,7 @@ static void vr_finish(void *state, const struct model *m, struct imb_window *sum
 
 	(void)m;
 	(void)summary;
-	if (s->id && s->emitted) {
-		s->last.open = false;
-		finding_list_add(out, &s->last);
-	}
+	finding_episode_end(&s->ep, out);
 	vr_episode_reset(s);
 }
 

@@ -69,7 +69,6 @@ struct alerts {
 	uint64_t dump_t_ns;
 	int64_t dump_seq;
 	char dump_path[sizeof(((struct imb_alert *)0)->evidence_file)];
-	struct alerts_stats st;
 };
 
 struct alerts *alerts_new(const struct config *cfg, const struct alerts_sink *sink,
@@ -89,17 +88,6 @@ struct alerts *alerts_new(const struct config *cfg, const struct alerts_sink *si
 void alerts_config(struct alerts *a, const struct config *cfg)
 {
 	a->cfg = *cfg;
-}
-
-void alerts_stats_get(const struct alerts *a, struct alerts_stats *st)
-{
-	*st = a->st;
-	if (a->fr) {
-		struct flightrec_stats fs;
-
-		flightrec_stats_get(a->fr, &fs);
-		st->dump_errors += fs.failed;
-	}
 }
 
 static struct cond *cond_get(struct alerts *a, const char *kind, const char *subject)
@@ -147,16 +135,12 @@ static void hook_reap(struct alerts *a, bool kill_all)
 			kill(-h->pid, SIGKILL);
 			kill(h->pid, SIGKILL);
 			waitpid(h->pid, &status, 0);
-			a->st.hooks_killed++;
 			h->pid = 0;
 			continue;
 		}
 		r = waitpid(h->pid, &status, WNOHANG);
-		if (r == h->pid || (r < 0 && errno == ECHILD)) {
-			if (r == h->pid && (!WIFEXITED(status) || WEXITSTATUS(status)))
-				a->st.hooks_failed++;
+		if (r == h->pid || (r < 0 && errno == ECHILD))
 			h->pid = 0;
-		}
 	}
 }
 
@@ -192,6 +176,7 @@ static void hook_run(struct alerts *a, const struct imb_alert *al, const char *j
 	size_t used = 0;
 	int n = 0, pfd[2];
 	pid_t pid;
+	ssize_t wr;
 
 	if (!a->cfg.alert_hook[0])
 		return;
@@ -199,10 +184,8 @@ static void hook_run(struct alerts *a, const struct imb_alert *al, const char *j
 	for (int i = 0; i < ALERTS_MAX_HOOKS && !slot; i++)
 		if (!a->hooks[i].pid)
 			slot = &a->hooks[i];
-	if (!slot) {
-		a->st.hooks_dropped++;
+	if (!slot)
 		return;
-	}
 	env_add(envp, &n, envbuf, &used, sizeof(envbuf), "PATH", "%s", "/usr/sbin:/usr/bin:/sbin:/bin");
 	env_add(envp, &n, envbuf, &used, sizeof(envbuf), "IMBALANCED_KIND", "%s", f->kind);
 	env_add(envp, &n, envbuf, &used, sizeof(envbuf), "IMBALANCED_STATE", "%s", al->state);
@@ -215,15 +198,12 @@ static void hook_run(struct alerts *a, const struct imb_alert *al, const char *j
 	env_add(envp, &n, envbuf, &used, sizeof(envbuf), "IMBALANCED_EVIDENCE_FILE", "%s",
 		al->evidence_file);
 	envp[n] = NULL;
-	if (pipe2(pfd, O_CLOEXEC)) {
-		a->st.hooks_failed++;
+	if (pipe2(pfd, O_CLOEXEC))
 		return;
-	}
 	pid = fork();
 	if (pid < 0) {
 		close(pfd[0]);
 		close(pfd[1]);
-		a->st.hooks_failed++;
 		return;
 	}
 	if (pid == 0) {
@@ -237,12 +217,11 @@ static void hook_run(struct alerts *a, const struct imb_alert *al, const char *j
 	close(pfd[0]);
 	/* the JSON is small (< pipe buffer): a non-blocking write never waits */
 	fcntl(pfd[1], F_SETFL, O_NONBLOCK);
-	if (write(pfd[1], json, strlen(json)) < 0)
-		a->st.hooks_failed++;
+	wr = write(pfd[1], json, strlen(json));
+	(void)wr;	/* a failed write leaves the hook an empty stdin */
 	close(pfd[1]);
 	slot->pid = pid;
 	slot->deadline_ns = mono_ns() + (uint64_t)a->cfg.alert_hook_timeout_s * 1000000000ull;
-	a->st.hooks_run++;
 }
 
 static char *alert_json(const struct imb_alert *al);
@@ -255,8 +234,6 @@ static void hook_start(struct alerts *a, struct imb_alert *al)
 	if (json) {
 		hook_run(a, al, json);
 		free(json);
-	} else {
-		a->st.hooks_failed++;
 	}
 }
 
@@ -335,11 +312,9 @@ static int alert_emit(struct alerts *a, struct imb_window *w, struct cond *c, co
 			seq = flightrec_dump_async(a->fr, a->cfg.state_dir, tag, al.evidence_file,
 						   sizeof(al.evidence_file), err);
 			if (seq < 0) {
-				a->st.dump_errors++;
 				al.evidence_file[0] = 0;
 				seq = 0;
 			} else {
-				a->st.dumps++;
 				a->dump_seq = seq;
 				a->dump_t_ns = w->t_end_ns;
 				snprintf(a->dump_path, sizeof(a->dump_path), "%s", al.evidence_file);
@@ -350,11 +325,6 @@ static int alert_emit(struct alerts *a, struct imb_window *w, struct cond *c, co
 		 "{\"state\":\"%s\",\"since_ns\":%" PRIu64 ",\"value\":%g,\"threshold\":%g,"
 		 "\"hysteresis\":%g,\"flight_recorder\":\"%s\"}", state, c->since_ns, c->value,
 		 c->threshold, a->cfg.alert_hysteresis, al.evidence_file);
-	if (!strcmp(state, "fired"))
-		a->st.fired++;
-	else
-		a->st.recovered++;
-
 	if (a->sink.journal)
 		sd_journal_send("MESSAGE=imbalanced alert %s: %s %s: %s", state, c->kind,
 				c->subject, summary, "PRIORITY=%d", !strcmp(state, "fired") ? 4 : 6,
@@ -373,9 +343,7 @@ static int alert_emit(struct alerts *a, struct imb_window *w, struct cond *c, co
 		if (slot) {
 			slot->seq = seq;	/* started by alerts_poll() once written */
 			slot->al = al;
-		} else if (r == 1) {
-			a->st.hooks_dropped++;	/* too many waiting */
-		} else {
+		} else if (r != 1) {	/* r == 1: too many waiting, dropped */
 			if (r < 0 && r != -ESTALE)
 				al.evidence_file[0] = 0;
 			hook_start(a, &al);
@@ -498,9 +466,6 @@ void alerts_free(struct alerts *a)
 {
 	if (!a)
 		return;
-	hook_reap(a, true);
-	for (int i = 0; i < ALERTS_MAX_PENDING; i++)
-		if (a->pend[i].seq)
-			a->st.hooks_dropped++;	/* their dump never finished */
+	hook_reap(a, true);	/* hooks still waiting for their dump are dropped */
 	free(a);
 }

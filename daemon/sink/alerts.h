@@ -27,13 +27,6 @@ struct alerts_sink {
 	bool journal;		/* also send to the systemd journal */
 };
 
-struct alerts_stats {
-	uint64_t fired, recovered;
-	uint64_t hooks_run, hooks_failed, hooks_killed, hooks_dropped;
-	uint64_t dumps;		/* flight-recorder dumps started */
-	uint64_t dump_errors;	/* refused, or failed to write */
-};
-
 /**
  * alerts_new - alerts with @cfg's thresholds (copied); @fr may be NULL
  *
@@ -54,9 +47,6 @@ int alerts_window(struct alerts *a, struct imb_window *w);
 
 /** alerts_poll - reap finished hooks, kill those past their time limit */
 void alerts_poll(struct alerts *a);
-
-/** alerts_stats_get - counters */
-void alerts_stats_get(const struct alerts *a, struct alerts_stats *st);
 
 /**
  * alerts_drain - let running hooks finish, waiting at most @max_wait_ns

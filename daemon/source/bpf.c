@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/btf.h>
@@ -36,6 +35,7 @@
 #include "daemon/host/hostinfo.h"
 #include "daemon/source/bpf.h"
 #include "daemon/source/pelt_hook.h"
+#include "daemon/util.h"
 
 #define NODE_MAP_MAX	HOSTINFO_MAX_CPUS
 
@@ -299,175 +299,270 @@ static void group_path_store(struct source_bpf *s, const struct imb_w_group_path
 		s->group_paths_bad++;
 }
 
-static int record_convert(struct source_bpf *s, const void *data, size_t size)
-{
-	struct imb_wire_hdr h;
-	struct imb_event *ev;
-
-	if (size < sizeof(h))
-		return 0;
-	memcpy(&h, data, sizeof(h));
-
-#define BODY(type, var)							\
+/*
+ * One converter per wire record kind: each copies its record out of
+ * @data (a short record is ignored) into a heap slot, and returns 1 when
+ * that slot holds an event to commit, 0 when there is none, -ENOMEM.
+ */
+#define WIRE_BODY(type, var)						\
 	type var;							\
 	if (size < sizeof(var))						\
 		return 0;						\
 	memcpy(&var, data, sizeof(var))
 
-	switch (h.kind) {
-	case IMB_W_SWITCH: {
-		BODY(struct imb_w_switch, w);
-		if (!(ev = event_begin(s, &h, IMB_EV_SWITCH)))
-			return -ENOMEM;
-		ev->sw.prev_pid = (int32_t)w.prev_pid;
-		ev->sw.prev_tgid = (int32_t)w.prev_tgid;
-		ev->sw.prev_prio = (int32_t)w.prev_prio;
-		ev->sw.prev_state = switch_state(w.prev_state, w.prev_exit_state, w.preempt);
-		s->unreported += w.synthetic;
-		ev->sw.next_pid = (int32_t)w.next_pid;
-		ev->sw.next_tgid = (int32_t)w.next_tgid;
-		ev->sw.next_prio = (int32_t)w.next_prio;
-		ev->sw.next_cgroup = w.next_cgroup;
-		ev->sw.next_group = w.next_group;
-		imb_comm_copy(ev->sw.prev_comm, w.prev_comm, sizeof(w.prev_comm));
-		imb_comm_copy(ev->sw.next_comm, w.next_comm, sizeof(w.next_comm));
-		break;
-	}
-	case IMB_W_WAKEUP:
-	case IMB_W_WAKEUP_NEW: {
-		BODY(struct imb_w_wakeup, w);
-		if (!(ev = event_begin(s, &h, h.kind == IMB_W_WAKEUP ?
-				       IMB_EV_WAKEUP : IMB_EV_WAKEUP_NEW)))
-			return -ENOMEM;
-		ev->wakeup.pid = (int32_t)w.pid;
-		ev->wakeup.tgid = (int32_t)w.tgid;
-		ev->wakeup.prio = (int32_t)w.prio;
-		ev->wakeup.target_cpu = (int32_t)w.target_cpu;
-		imb_comm_copy(ev->wakeup.comm, w.comm, sizeof(w.comm));
-		break;
-	}
-	case IMB_W_MIGRATE: {
-		BODY(struct imb_w_migrate, w);
-		if (!(ev = event_begin(s, &h, IMB_EV_MIGRATE)))
-			return -ENOMEM;
-		ev->migrate.pid = (int32_t)w.pid;
-		ev->migrate.prio = (int32_t)w.prio;
-		ev->migrate.orig_cpu = (int32_t)w.orig_cpu;
-		ev->migrate.dest_cpu = (int32_t)w.dest_cpu;
-		imb_comm_copy(ev->migrate.comm, w.comm, sizeof(w.comm));
-		break;
-	}
-	case IMB_W_FORK: {
-		BODY(struct imb_w_fork, w);
-		if (!(ev = event_begin(s, &h, IMB_EV_FORK)))
-			return -ENOMEM;
-		ev->fork.parent_pid = (int32_t)w.parent_pid;
-		ev->fork.child_pid = (int32_t)w.child_pid;
-		ev->fork.child_tgid = (int32_t)w.child_tgid;
-		imb_comm_copy(ev->fork.child_comm, w.child_comm, sizeof(w.child_comm));
-		break;
-	}
-	case IMB_W_EXIT: {
-		BODY(struct imb_w_exit, w);
-		if (!(ev = event_begin(s, &h, IMB_EV_EXIT)))
-			return -ENOMEM;
-		ev->exit.pid = (int32_t)w.pid;
-		ev->exit.prio = (int32_t)w.prio;
-		imb_comm_copy(ev->exit.comm, w.comm, sizeof(w.comm));
-		break;
-	}
-	case IMB_W_RUNTIME: {
-		BODY(struct imb_w_runtime, w);
-		if (!(ev = event_begin(s, &h, IMB_EV_RUNTIME)))
-			return -ENOMEM;
-		ev->runtime.pid = (int32_t)w.pid;
-		ev->runtime.runtime_ns = w.runtime_ns;
-		break;
-	}
-	case IMB_W_PELT_CFS: {
-		BODY(struct imb_w_pelt_cfs, w);
-		if (!(ev = event_begin(s, &h, IMB_EV_PELT_CFS)))
-			return -ENOMEM;
-		ev->pelt_cfs.cgroup_id = w.cgroup_id;
-		ev->pelt_cfs.root = w.root ? 1 : 0;
-		ev->pelt_cfs.nr_queued = w.nr_queued;
-		ev->pelt_cfs.h_nr_queued = w.h_nr_queued;
-		ev->pelt_cfs.h_nr_runnable = w.h_nr_runnable;
-		ev->pelt_cfs.parent_id = w.parent_id;
-		avg_copy(ev, &w.avg, true);
-		heap_push_commit(s);
-		if (!w.root || !(s->attached & SOURCE_BPF_EV(IMB_EV_VRUNTIME)))
-			return 0;
-		/* The root queue's vruntime reference and V (doc/pelt.md §6). */
-		if (!(ev = event_begin(s, &h, IMB_EV_VRUNTIME)))
-			return -ENOMEM;
-		ev->vruntime.vruntime_ref = w.vruntime_ref;
-		ev->vruntime.is_zero_vruntime = !!(w.vflags & IMB_WV_ZERO_VRUNTIME);
-		if (w.vflags & IMB_WV_SUMS) {
-			int64_t avg = w.sum_w_vruntime;
-			int64_t load = (int64_t)w.sum_weight;
+static int wire_switch(struct source_bpf *s, const struct imb_wire_hdr *h, const void *data,
+		       size_t size)
+{
+	struct imb_event *ev;
+	WIRE_BODY(struct imb_w_switch, w);
 
-			if (w.vflags & IMB_WV_CURR) {
-				/* scale_load_down() on 64-bit, at least 2 when non-zero */
-				int64_t wt = (int64_t)(w.curr_weight >> 10);
+	if (!(ev = event_begin(s, h, IMB_EV_SWITCH)))
+		return -ENOMEM;
+	ev->sw.prev_pid = (int32_t)w.prev_pid;
+	ev->sw.prev_tgid = (int32_t)w.prev_tgid;
+	ev->sw.prev_prio = (int32_t)w.prev_prio;
+	ev->sw.prev_state = switch_state(w.prev_state, w.prev_exit_state, w.preempt);
+	s->unreported += w.synthetic;
+	ev->sw.next_pid = (int32_t)w.next_pid;
+	ev->sw.next_tgid = (int32_t)w.next_tgid;
+	ev->sw.next_prio = (int32_t)w.next_prio;
+	ev->sw.next_cgroup = w.next_cgroup;
+	ev->sw.next_group = w.next_group;
+	imb_comm_copy(ev->sw.prev_comm, w.prev_comm, sizeof(w.prev_comm));
+	imb_comm_copy(ev->sw.next_comm, w.next_comm, sizeof(w.next_comm));
+	return 1;
+}
 
-				if (w.curr_weight && wt < 2)
-					wt = 2;
-				avg += (int64_t)(w.curr_vruntime - w.vruntime_ref) * wt;
-				load += wt;
-			}
-			if (load)
-				avg = div_floor(avg, load);
-			ev->vruntime.avg_vruntime = (int64_t)(w.vruntime_ref + (uint64_t)avg);
+static int wire_wakeup(struct source_bpf *s, const struct imb_wire_hdr *h, const void *data,
+		       size_t size)
+{
+	struct imb_event *ev;
+	WIRE_BODY(struct imb_w_wakeup, w);
+
+	if (!(ev = event_begin(s, h, h->kind == IMB_W_WAKEUP ? IMB_EV_WAKEUP : IMB_EV_WAKEUP_NEW)))
+		return -ENOMEM;
+	ev->wakeup.pid = (int32_t)w.pid;
+	ev->wakeup.tgid = (int32_t)w.tgid;
+	ev->wakeup.prio = (int32_t)w.prio;
+	ev->wakeup.target_cpu = (int32_t)w.target_cpu;
+	imb_comm_copy(ev->wakeup.comm, w.comm, sizeof(w.comm));
+	return 1;
+}
+
+static int wire_migrate(struct source_bpf *s, const struct imb_wire_hdr *h, const void *data,
+			size_t size)
+{
+	struct imb_event *ev;
+	WIRE_BODY(struct imb_w_migrate, w);
+
+	if (!(ev = event_begin(s, h, IMB_EV_MIGRATE)))
+		return -ENOMEM;
+	ev->migrate.pid = (int32_t)w.pid;
+	ev->migrate.prio = (int32_t)w.prio;
+	ev->migrate.orig_cpu = (int32_t)w.orig_cpu;
+	ev->migrate.dest_cpu = (int32_t)w.dest_cpu;
+	imb_comm_copy(ev->migrate.comm, w.comm, sizeof(w.comm));
+	return 1;
+}
+
+static int wire_fork(struct source_bpf *s, const struct imb_wire_hdr *h, const void *data,
+		     size_t size)
+{
+	struct imb_event *ev;
+	WIRE_BODY(struct imb_w_fork, w);
+
+	if (!(ev = event_begin(s, h, IMB_EV_FORK)))
+		return -ENOMEM;
+	ev->fork.parent_pid = (int32_t)w.parent_pid;
+	ev->fork.child_pid = (int32_t)w.child_pid;
+	ev->fork.child_tgid = (int32_t)w.child_tgid;
+	imb_comm_copy(ev->fork.child_comm, w.child_comm, sizeof(w.child_comm));
+	return 1;
+}
+
+static int wire_exit(struct source_bpf *s, const struct imb_wire_hdr *h, const void *data,
+		     size_t size)
+{
+	struct imb_event *ev;
+	WIRE_BODY(struct imb_w_exit, w);
+
+	if (!(ev = event_begin(s, h, IMB_EV_EXIT)))
+		return -ENOMEM;
+	ev->exit.pid = (int32_t)w.pid;
+	ev->exit.prio = (int32_t)w.prio;
+	imb_comm_copy(ev->exit.comm, w.comm, sizeof(w.comm));
+	return 1;
+}
+
+static int wire_runtime(struct source_bpf *s, const struct imb_wire_hdr *h, const void *data,
+			size_t size)
+{
+	struct imb_event *ev;
+	WIRE_BODY(struct imb_w_runtime, w);
+
+	if (!(ev = event_begin(s, h, IMB_EV_RUNTIME)))
+		return -ENOMEM;
+	ev->runtime.pid = (int32_t)w.pid;
+	ev->runtime.runtime_ns = w.runtime_ns;
+	return 1;
+}
+
+/* The root queue's vruntime reference and V (doc/pelt.md §6) from its PELT record. */
+static int wire_vruntime(struct source_bpf *s, const struct imb_wire_hdr *h,
+			 const struct imb_w_pelt_cfs *w)
+{
+	struct imb_event *ev = event_begin(s, h, IMB_EV_VRUNTIME);
+
+	if (!ev)
+		return -ENOMEM;
+	ev->vruntime.vruntime_ref = w->vruntime_ref;
+	ev->vruntime.is_zero_vruntime = !!(w->vflags & IMB_WV_ZERO_VRUNTIME);
+	if (w->vflags & IMB_WV_SUMS) {
+		int64_t avg = w->sum_w_vruntime;
+		int64_t load = (int64_t)w->sum_weight;
+
+		if (w->vflags & IMB_WV_CURR) {
+			/* scale_load_down() on 64-bit, at least 2 when non-zero */
+			int64_t wt = (int64_t)(w->curr_weight >> 10);
+
+			if (w->curr_weight && wt < 2)
+				wt = 2;
+			avg += (int64_t)(w->curr_vruntime - w->vruntime_ref) * wt;
+			load += wt;
 		}
-		break;
+		if (load)
+			avg = div_floor(avg, load);
+		ev->vruntime.avg_vruntime = (int64_t)(w->vruntime_ref + (uint64_t)avg);
 	}
-	case IMB_W_PELT_SE: {
-		BODY(struct imb_w_pelt_se, w);
-		if (!(ev = event_begin(s, &h, IMB_EV_PELT_SE)))
-			return -ENOMEM;
-		ev->pelt_se.pid = (int32_t)w.pid;
-		ev->pelt_se.tgid = (int32_t)w.tgid;
-		ev->pelt_se.cgroup_id = w.cgroup_id;
-		ev->pelt_se.parent_id = w.parent_id;
-		avg_copy(ev, &w.avg, false);
+	return 1;
+}
+
+/* A queue's PELT record, then for the root queue its vruntime event too. */
+static int wire_pelt_cfs(struct source_bpf *s, const struct imb_wire_hdr *h, const void *data,
+			 size_t size)
+{
+	struct imb_event *ev;
+	WIRE_BODY(struct imb_w_pelt_cfs, w);
+
+	if (!(ev = event_begin(s, h, IMB_EV_PELT_CFS)))
+		return -ENOMEM;
+	ev->pelt_cfs.cgroup_id = w.cgroup_id;
+	ev->pelt_cfs.root = w.root ? 1 : 0;
+	ev->pelt_cfs.nr_queued = w.nr_queued;
+	ev->pelt_cfs.h_nr_queued = w.h_nr_queued;
+	ev->pelt_cfs.h_nr_runnable = w.h_nr_runnable;
+	ev->pelt_cfs.parent_id = w.parent_id;
+	avg_copy(ev, &w.avg, true);
+	heap_push_commit(s);
+	if (!w.root || !(s->attached & SOURCE_BPF_EV(IMB_EV_VRUNTIME)))
+		return 0;
+	return wire_vruntime(s, h, &w);
+}
+
+static int wire_pelt_se(struct source_bpf *s, const struct imb_wire_hdr *h, const void *data,
+			size_t size)
+{
+	struct imb_event *ev;
+	WIRE_BODY(struct imb_w_pelt_se, w);
+
+	if (!(ev = event_begin(s, h, IMB_EV_PELT_SE)))
+		return -ENOMEM;
+	ev->pelt_se.pid = (int32_t)w.pid;
+	ev->pelt_se.tgid = (int32_t)w.tgid;
+	ev->pelt_se.cgroup_id = w.cgroup_id;
+	ev->pelt_se.parent_id = w.parent_id;
+	avg_copy(ev, &w.avg, false);
+	return 1;
+}
+
+static int wire_numa(struct source_bpf *s, const struct imb_wire_hdr *h, const void *data,
+		     size_t size)
+{
+	static const uint16_t kinds[] = {
+		[IMB_W_NUMA_MOVE] = IMB_EV_NUMA_MOVE,
+		[IMB_W_NUMA_SWAP] = IMB_EV_NUMA_SWAP,
+		[IMB_W_NUMA_STICK] = IMB_EV_NUMA_STICK,
+	};
+	struct imb_event *ev;
+	WIRE_BODY(struct imb_w_numa, w);
+
+	if (!(ev = event_begin(s, h, kinds[h->kind])))
+		return -ENOMEM;
+	ev->numa.src_pid = w.src_pid;
+	ev->numa.src_tgid = w.src_tgid;
+	ev->numa.src_ngid = w.src_ngid;
+	ev->numa.src_cpu = w.src_cpu;
+	ev->numa.src_nid = node_of(s, w.src_cpu);
+	ev->numa.dst_pid = w.dst_pid;
+	ev->numa.dst_tgid = w.dst_tgid;
+	ev->numa.dst_ngid = w.dst_ngid;
+	ev->numa.dst_cpu = w.dst_cpu;
+	ev->numa.dst_nid = node_of(s, w.dst_cpu);
+	return 1;
+}
+
+/* Not an event: the path goes to the table, the record ends here. */
+static int wire_group_path(struct source_bpf *s, const struct imb_wire_hdr *h, const void *data,
+			   size_t size)
+{
+	WIRE_BODY(struct imb_w_group_path, w);
+
+	(void)h;
+	group_path_store(s, &w);
+	return 0;
+}
+#undef WIRE_BODY
+
+/* One ring record into the reorder heap: 0, or -ENOMEM. */
+static int record_convert(struct source_bpf *s, const void *data, size_t size)
+{
+	struct imb_wire_hdr h;
+	int rc;
+
+	if (size < sizeof(h))
+		return 0;
+	memcpy(&h, data, sizeof(h));
+	switch (h.kind) {
+	case IMB_W_SWITCH:
+		rc = wire_switch(s, &h, data, size);
 		break;
-	}
+	case IMB_W_WAKEUP:
+	case IMB_W_WAKEUP_NEW:
+		rc = wire_wakeup(s, &h, data, size);
+		break;
+	case IMB_W_MIGRATE:
+		rc = wire_migrate(s, &h, data, size);
+		break;
+	case IMB_W_FORK:
+		rc = wire_fork(s, &h, data, size);
+		break;
+	case IMB_W_EXIT:
+		rc = wire_exit(s, &h, data, size);
+		break;
+	case IMB_W_RUNTIME:
+		rc = wire_runtime(s, &h, data, size);
+		break;
+	case IMB_W_PELT_CFS:
+		rc = wire_pelt_cfs(s, &h, data, size);
+		break;
+	case IMB_W_PELT_SE:
+		rc = wire_pelt_se(s, &h, data, size);
+		break;
 	case IMB_W_NUMA_MOVE:
 	case IMB_W_NUMA_SWAP:
-	case IMB_W_NUMA_STICK: {
-		static const uint16_t kinds[] = {
-			[IMB_W_NUMA_MOVE] = IMB_EV_NUMA_MOVE,
-			[IMB_W_NUMA_SWAP] = IMB_EV_NUMA_SWAP,
-			[IMB_W_NUMA_STICK] = IMB_EV_NUMA_STICK,
-		};
-		BODY(struct imb_w_numa, w);
-		if (!(ev = event_begin(s, &h, kinds[h.kind])))
-			return -ENOMEM;
-		ev->numa.src_pid = w.src_pid;
-		ev->numa.src_tgid = w.src_tgid;
-		ev->numa.src_ngid = w.src_ngid;
-		ev->numa.src_cpu = w.src_cpu;
-		ev->numa.src_nid = node_of(s, w.src_cpu);
-		ev->numa.dst_pid = w.dst_pid;
-		ev->numa.dst_tgid = w.dst_tgid;
-		ev->numa.dst_ngid = w.dst_ngid;
-		ev->numa.dst_cpu = w.dst_cpu;
-		ev->numa.dst_nid = node_of(s, w.dst_cpu);
+	case IMB_W_NUMA_STICK:
+		rc = wire_numa(s, &h, data, size);
+		break;
+	case IMB_W_GROUP_PATH:
+		rc = wire_group_path(s, &h, data, size);
+		break;
+	default:
+		rc = 0;
 		break;
 	}
-	case IMB_W_GROUP_PATH: {
-		/* not an event: the path goes to the table, the record ends here */
-		BODY(struct imb_w_group_path, w);
-		group_path_store(s, &w);
-		return 0;
-	}
-	default:
-		return 0;
-	}
-#undef BODY
-	heap_push_commit(s);
-	return 0;
+	if (rc > 0)
+		heap_push_commit(s);
+	return rc < 0 ? rc : 0;
 }
 
 /*
@@ -561,14 +656,6 @@ static int deliver(struct source_bpf *s, uint64_t until, imb_event_fn fn, void *
 	return n;
 }
 
-static uint64_t mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int source_bpf_poll(struct source_bpf *s, int timeout_ms, imb_event_fn fn, void *ctx)
 {
 	uint64_t now, until;
@@ -580,7 +667,7 @@ int source_bpf_poll(struct source_bpf *s, int timeout_ms, imb_event_fn fn, void 
 	if (ret < 0 && ret != -EINTR && ret != RING_YIELD && !s->err)
 		return ret;
 	/* Everything stamped before now is committed and read by the consume below. */
-	now = mono_now();
+	now = mono_ns();
 	if (!s->yielded && !s->err)
 		ret = ring_buffer__consume(s->rb);
 	if (s->err) {
@@ -610,11 +697,6 @@ uint64_t source_bpf_watermark(const struct source_bpf *s)
 	return s->watermark;
 }
 
-bool source_bpf_behind(const struct source_bpf *s)
-{
-	return s->yielded;
-}
-
 int source_bpf_flush(struct source_bpf *s, imb_event_fn fn, void *ctx)
 {
 	int ret;
@@ -627,7 +709,7 @@ int source_bpf_flush(struct source_bpf *s, imb_event_fn fn, void *ctx)
 		s->err = 0;
 		return ret;
 	}
-	ret = drops_collect(s, mono_now());
+	ret = drops_collect(s, mono_ns());
 	if (ret < 0)
 		return ret;
 	return deliver(s, UINT64_MAX, fn, ctx);
@@ -788,21 +870,21 @@ struct source_bpf *source_bpf_open(const struct source_bpf_opts *opts, char *err
 	libbpf_last[0] = '\0';
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		snprintf(err, SOURCE_ERR_LEN, "kernel has no BTF (/sys/kernel/btf/vmlinux)");
+		err_set(err, "kernel has no BTF (/sys/kernel/btf/vmlinux)");
 		errno = ENOENT;
 		return NULL;
 	}
 	if (!hostinfo_cap_effective(&capeff) &&
 	    !(capeff & (1ull << 21)) &&
 	    !((capeff & (1ull << 39)) && (capeff & (1ull << 38)))) {
-		snprintf(err, SOURCE_ERR_LEN, "BPF not permitted: need CAP_BPF and CAP_PERFMON");
+		err_set(err, "BPF not permitted: need CAP_BPF and CAP_PERFMON");
 		errno = EPERM;
 		return NULL;
 	}
 	btf = btf__load_vmlinux_btf();
 	if (!btf) {
 		ret = -errno;
-		snprintf(err, SOURCE_ERR_LEN, "cannot read kernel BTF: %s", strerror(-ret));
+		err_set(err, "cannot read kernel BTF: %s", strerror(-ret));
 		errno = -ret;
 		return NULL;
 	}
@@ -810,14 +892,14 @@ struct source_bpf *source_bpf_open(const struct source_bpf_opts *opts, char *err
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		ret = -ENOMEM;
-		snprintf(err, SOURCE_ERR_LEN, "out of memory");
+		err_set(err, "out of memory");
 		goto fail;
 	}
 	s->reorder_ns = o.reorder_ns ? o.reorder_ns : SOURCE_BPF_REORDER_DEFAULT;
 	nodes_read(s);
 	ret = libbpf_num_possible_cpus();
 	if (ret <= 0) {
-		snprintf(err, SOURCE_ERR_LEN, "cannot count possible CPUs");
+		err_set(err, "cannot count possible CPUs");
 		ret = ret < 0 ? ret : -EINVAL;
 		goto fail;
 	}
@@ -826,7 +908,7 @@ struct source_bpf *source_bpf_open(const struct source_bpf_opts *opts, char *err
 	s->drop_vals = calloc(s->nr_cpus, sizeof(uint64_t));
 	if (!s->lost_cpu || !s->drop_vals) {
 		ret = -ENOMEM;
-		snprintf(err, SOURCE_ERR_LEN, "out of memory");
+		err_set(err, "out of memory");
 		goto fail;
 	}
 
@@ -843,8 +925,8 @@ again:
 	s->skel = imbalance__open();
 	if (!s->skel) {
 		ret = -errno;
-		snprintf(err, SOURCE_ERR_LEN, "cannot open the BPF object: %s",
-			 libbpf_last[0] ? libbpf_last : strerror(-ret));
+		err_set(err, "cannot open the BPF object: %s",
+			libbpf_last[0] ? libbpf_last : strerror(-ret));
 		goto fail;
 	}
 	for (i = 0; i < sizeof(prog_table) / sizeof(prog_table[0]); i++) {
@@ -853,15 +935,15 @@ again:
 		bool on = proto && (want & SOURCE_BPF_EV(prog_table[i].ev));
 
 		if (!proto && prog_table[i].required) {
-			snprintf(err, SOURCE_ERR_LEN, "kernel has no %s tracepoint in its BTF",
-				 prog_table[i].tp);
+			err_set(err, "kernel has no %s tracepoint in its BTF",
+				prog_table[i].tp);
 			ret = -ENOENT;
 			goto fail;
 		}
 		p = bpf_object__find_program_by_name(s->skel->obj, prog_table[i].prog);
 		if (!p) {
-			snprintf(err, SOURCE_ERR_LEN, "BPF object lacks program %s",
-				 prog_table[i].prog);
+			err_set(err, "BPF object lacks program %s",
+				prog_table[i].prog);
 			ret = -ENOENT;
 			goto fail;
 		}
@@ -902,7 +984,7 @@ again:
 	}
 	ret = bpf_map__set_max_entries(s->skel->maps.events, ring);
 	if (ret) {
-		snprintf(err, SOURCE_ERR_LEN, "cannot size the ring buffer: %s", strerror(-ret));
+		err_set(err, "cannot size the ring buffer: %s", strerror(-ret));
 		goto fail;
 	}
 
@@ -920,19 +1002,18 @@ again:
 	}
 	if (ret) {
 		if (ret == -EPERM)
-			snprintf(err, SOURCE_ERR_LEN,
-				 "BPF not permitted: need CAP_BPF and CAP_PERFMON%s%s",
-				 libbpf_last[0] ? ": " : "", libbpf_last);
+			err_set(err, "BPF not permitted: need CAP_BPF and CAP_PERFMON%s%s",
+				libbpf_last[0] ? ": " : "", libbpf_last);
 		else
-			snprintf(err, SOURCE_ERR_LEN, "loading the BPF programs failed%s: %s",
-				 ret == -EACCES ? " (verifier)" : "",
-				 libbpf_last[0] ? libbpf_last : strerror(-ret));
+			err_set(err, "loading the BPF programs failed%s: %s",
+				ret == -EACCES ? " (verifier)" : "",
+				libbpf_last[0] ? libbpf_last : strerror(-ret));
 		goto fail;
 	}
 	ret = imbalance__attach(s->skel);
 	if (ret) {
-		snprintf(err, SOURCE_ERR_LEN, "attaching the BPF programs failed: %s",
-			 libbpf_last[0] ? libbpf_last : strerror(-ret));
+		err_set(err, "attaching the BPF programs failed: %s",
+			libbpf_last[0] ? libbpf_last : strerror(-ret));
 		goto fail;
 	}
 	if (hook_on) {
@@ -948,7 +1029,7 @@ again:
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), ring_sample, s, NULL);
 	if (!s->rb) {
 		ret = -errno;
-		snprintf(err, SOURCE_ERR_LEN, "cannot map the ring buffer: %s", strerror(-ret));
+		err_set(err, "cannot map the ring buffer: %s", strerror(-ret));
 		goto fail;
 	}
 	btf__free(btf);

@@ -80,7 +80,7 @@ struct source_bpf *source_bpf_open(const struct source_bpf_opts *opts, char *err
  *
  * Reads at most SOURCE_BPF_POLL_BUDGET records, so that a reader that has
  * fallen behind still returns to its caller (windows, watchdog, signals)
- * several times a second; source_bpf_behind() then says records are left.
+ * several times a second.
  *
  * Returns the number of events delivered (>= 0), a negative return of @fn
  * (delivery stops there; undelivered events stay held), or -errno.
@@ -94,9 +94,6 @@ int source_bpf_poll(struct source_bpf *s, int timeout_ms, imb_event_fn fn, void 
  * close past it, or the events still in the ring would come late.
  */
 uint64_t source_bpf_watermark(const struct source_bpf *s);
-
-/** source_bpf_behind - the last poll stopped at its budget with records left */
-bool source_bpf_behind(const struct source_bpf *s);
 
 /**
  * source_bpf_flush - deliver every held event now (at shutdown)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzers/fairness.h"
 #include "analyzers/model.h"
 #include "analyzers/pipeline.h"
 #include "tap.h"
