@@ -56,6 +56,7 @@ imbalanced_SOURCES = \
 	daemon/report/report.h daemon/report/report.c \
 	daemon/report/report_pelt.h daemon/report/report_pelt.c \
 	daemon/live/runtime.h daemon/live/runtime.c \
+	daemon/source/live.h daemon/source/live.c \
 	daemon/sink/event_writer.h daemon/sink/event_writer.c \
 	daemon/cli/cmd_record.c \
 	daemon/sink/alerts.h daemon/sink/alerts.c \

@@ -41,9 +41,8 @@
 #include "daemon/sink/metrics.h"
 #include "daemon/sink/snapshot.h"
 #include "daemon/sink/store.h"
-#include "daemon/source/bpf.h"
+#include "daemon/source/live.h"
 #include "daemon/source/group_names.h"
-#include "daemon/source/tracefs.h"
 #include "daemon/util.h"
 
 #define POLL_MS 100
@@ -59,8 +58,7 @@ struct runtime {
 	struct snapshot *snap;
 	struct http_backend http_be;
 	struct http_server *http;
-	struct source_bpf *bpf;
-	struct source_tracefs *tfs;
+	struct live_source src;		/* the live source (none while replaying) */
 	struct group_names *names;	/* task groups' cgroup paths (BPF source) */
 	const char *source_name;
 	struct pipeline *p;
@@ -216,107 +214,78 @@ static int rt_on_event(const struct imb_event *ev, void *ctx)
 	return pipeline_event(rt->p, ev);
 }
 
-/* Once, at start: where the kernel's PELT values come from (pelt_hook.h). */
-static void rt_pelt_mode_log(const struct runtime *rt)
+static void rt_log_fallback(void *ctx, const char *why)
 {
-	struct source_bpf_stats st;
-	struct pelt_hook_status hs;
-	char line[256];
+	rt_log(ctx, LOG_WARN, "BPF source unavailable (%s); falling back to tracefs", why);
+}
 
-	source_bpf_stats(rt->bpf, &st);
-	source_bpf_pelt_hook(rt->bpf, &hs);
-	pelt_hook_describe(&hs, st.attached & (SOURCE_BPF_EV(IMB_EV_PELT_CFS) |
-					       SOURCE_BPF_EV(IMB_EV_PELT_SE)), line, sizeof(line));
-	rt_log(rt, LOG_INFO, "pelt hooks: %s", line);
+static void rt_log_stale(void *ctx, int removed)
+{
+	rt_log(ctx, LOG_INFO, "removed %d stale tracefs instance(s)", removed);
 }
 
 static int rt_source_open(struct runtime *rt, char *err)
 {
-	char berr[SOURCE_ERR_LEN] = "", terr[SOURCE_ERR_LEN] = "";
+	struct live_source_opts lo = {
+		.prefer = rt->cfg.source == CONFIG_SOURCE_TRACEFS ? LIVE_SOURCE_TRACEFS :
+			  rt->cfg.source == CONFIG_SOURCE_BPF ? LIVE_SOURCE_BPF : LIVE_SOURCE_AUTO,
+		/* config.events uses the same bits (CONFIG_EV() == SOURCE_BPF_EV()) */
+		.events = rt->cfg.events,
+		.no_numa = !rt->cfg.numa_events,
+		.ringbuf_bytes = rt->cfg.ring_buffer_kb * 1024u,
+		.pelt_se_min_interval_ns = rt->cfg.pelt_se_rate_ns,
+		.group_path_interval_ns = rt->cfg.group_path_interval_ns,
+		.tracefs_buffer_kb = rt->cfg.tracefs_buffer_kb,
+		.log_fallback = rt_log_fallback,
+		.log_stale = rt_log_stale,
+		.log_ctx = rt,
+	};
+	int rc;
 
-	if (rt->cfg.source != CONFIG_SOURCE_TRACEFS) {
-		struct source_bpf_opts bo = {
-			.ringbuf_bytes = rt->cfg.ring_buffer_kb * 1024u,
-			.pelt_se_min_interval_ns = rt->cfg.pelt_se_rate_ns,
-			.group_path_interval_ns = rt->cfg.group_path_interval_ns,
-		};
-
-		/* bounded as the model's group table is (one entry per group, not per CPU) */
+	/* bounded as the model's group table is (one entry per group, not per CPU) */
+	if (lo.prefer != LIVE_SOURCE_TRACEFS) {
 		rt->names = group_names_new(rt->cfg.max_groups);
 		if (!rt->names) {
 			err_set(err, "out of memory");
 			return -ENOMEM;
 		}
-		bo.group_names = rt->names;
-
-		/* config.events uses the same bits (CONFIG_EV() == SOURCE_BPF_EV()) */
-		bo.events = rt->cfg.events;
-		if (!rt->cfg.numa_events)
-			bo.events &= ~(SOURCE_BPF_EV(IMB_EV_NUMA_MOVE) | SOURCE_BPF_EV(IMB_EV_NUMA_SWAP) |
-				       SOURCE_BPF_EV(IMB_EV_NUMA_STICK));
-		rt->bpf = source_bpf_open(&bo, berr);
-		if (rt->bpf) {
-			rt->source_name = "bpf";
-			rt_pelt_mode_log(rt);
-			return 0;
-		}
-		if (rt->cfg.source == CONFIG_SOURCE_BPF) {
-			err_set(err, "BPF source: %s", berr);
-			return -ENOTSUP;
-		}
-		rt_log(rt, LOG_WARN, "BPF source unavailable (%s); falling back to tracefs", berr);
+		lo.group_names = rt->names;
 	}
-	{
-		struct source_tracefs_opts to = {
-			.buffer_kb = rt->cfg.tracefs_buffer_kb,
-			.no_numa = !rt->cfg.numa_events,
-			.events = rt->cfg.events,
-		};
-		int removed = 0;
+	rc = live_source_open(&rt->src, &lo, err);
+	if (rc)
+		return rc;
+	rt->source_name = rt->src.name;
+	if (rt->src.ops->pelt_hooks) {
+		char line[256];
 
-		if (source_tracefs_cleanup_stale(&removed) == 0 && removed)
-			rt_log(rt, LOG_INFO, "removed %d stale tracefs instance(s)", removed);
-		rt->tfs = source_tracefs_open(&to, terr);
-		if (!rt->tfs) {
-			err_set(err, "no event source: %s%s%s", berr[0] ? berr : "",
-				berr[0] ? "; tracefs: " : "", terr);
-			return -ENOTSUP;
-		}
-		rt->source_name = "tracefs";
+		rt->src.ops->pelt_hooks(rt->src.impl, line, sizeof(line));
+		rt_log(rt, LOG_INFO, "pelt hooks: %s", line);
 	}
 	return 0;
 }
 
 static int rt_source_poll(struct runtime *rt, int timeout_ms)
 {
-	if (rt->bpf)
-		return source_bpf_poll(rt->bpf, timeout_ms, rt_on_event, rt);
-	return source_tracefs_poll(rt->tfs, timeout_ms, rt_on_event, rt);
+	return rt->src.ops->poll(rt->src.impl, timeout_ms, rt_on_event, rt);
 }
 
 /* Windows may close up to here: the source has delivered everything older. */
 static uint64_t rt_source_watermark(const struct runtime *rt)
 {
-	return rt->bpf ? source_bpf_watermark(rt->bpf) : UINT64_MAX;
+	return rt->src.ops ? rt->src.ops->watermark(rt->src.impl) : UINT64_MAX;
 }
 
 static void rt_source_drain(struct runtime *rt)
 {
-	if (rt->bpf)
-		source_bpf_flush(rt->bpf, rt_on_event, rt);
-	else if (rt->tfs)
-		source_tracefs_drain(rt->tfs, rt_on_event, rt);
+	if (rt->src.ops)
+		rt->src.ops->drain(rt->src.impl, rt_on_event, rt);
 }
 
 static void rt_source_close(struct runtime *rt)
 {
-	source_bpf_close(rt->bpf);
-	rt->bpf = NULL;
+	live_source_close(&rt->src);
 	group_names_free(rt->names);	/* after the source that fills it */
 	rt->names = NULL;
-	if (rt->tfs)
-		source_tracefs_close(rt->tfs);
-	rt->tfs = NULL;
 }
 
 static int rt_store_open(struct runtime *rt, char *err)
@@ -628,10 +597,8 @@ static void rt_report_write(struct runtime *rt, const struct imb_window *summary
 	int rc;
 
 	memset(&info, 0, sizeof(info));
-	if (rt->bpf)
-		source_bpf_info(rt->bpf, &info);
-	else if (rt->tfs)
-		source_tracefs_info(rt->tfs, &info);
+	if (rt->src.ops)
+		rt->src.ops->info(rt->src.impl, &info);
 	rr = (struct report_run){
 		.path = rt->source_name,
 		.info = &info,
