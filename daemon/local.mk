@@ -46,7 +46,10 @@ daemon_libimbsrc_a_CPPFLAGS = $(AM_CPPFLAGS) $(TRACECMD_CFLAGS) $(TRACEEVENT_CFL
 # --- offline sources: trace.dat and text (integrator) ---
 daemon_libimbsrc_a_SOURCES += \
 	daemon/source_tracedat.c daemon/source_tracedat.h \
-	daemon/tracedat_repair.h daemon/tracedat_repair.c
+	daemon/tracedat_repair.h daemon/tracedat_repair.c \
+	daemon/tracedat_par.h daemon/tracedat_par.c \
+	daemon/evring.h daemon/evring.c \
+	daemon/evmerge.h daemon/evmerge.c
 IMB_SRC_LIBS = daemon/libimbsrc.a analyzers/libimbcore.a $(TRACECMD_LIBS) $(TRACEEVENT_LIBS) -lz
 # --- end offline sources ---
 
