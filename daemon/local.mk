@@ -60,6 +60,7 @@ imbalanced_SOURCES = \
 	daemon/cmd_analyze.c daemon/cmd_check.c daemon/cmd_run.c daemon/cmd_serve.c daemon/cmd_config.c \
 	daemon/conf.h daemon/conf.c \
 	daemon/report.h daemon/report.c \
+	daemon/progress.h daemon/progress.c \
 	daemon/runtime.h daemon/runtime.c \
 	daemon/alerts.h daemon/alerts.c \
 	daemon/flightrec.h daemon/flightrec.c \

@@ -133,8 +133,8 @@ dist_check_SCRIPTS += tests/analyze.t tests/live.t tests/bench-analyze-speed.t \
 	tests/bench-pelt-accuracy.t tests/bench-live-overhead.t tests/systemd.t tests/alerts.t
 # the parallel trace.dat reader against the serial one (generated traces
 # need bench/tracedat-gen, built with the bench programs)
-TESTS += tests/tracedat-parallel.t
-dist_check_SCRIPTS += tests/tracedat-parallel.t
+TESTS += tests/tracedat-parallel.t tests/analyze-progress.t
+dist_check_SCRIPTS += tests/tracedat-parallel.t tests/analyze-progress.t
 # churn.t takes CPU 1 offline for 2 s: it runs after every other test, alone
 TESTS += tests/churn.t
 dist_check_SCRIPTS += tests/churn.t
