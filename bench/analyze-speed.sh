@@ -11,7 +11,12 @@
 #           with bench/record-big-trace.sh: needs root; cached as
 #           $BENCH_DIR/big.dat)
 #   20M     20 million generated events on 2 CPUs (bench/tracedat-gen,
-#           zstd, headers from a bundled fixture)
+#           zstd like a trace-cmd recording, headers from a bundled fixture)
+#   20Mraw  the same events uncompressed: Debian 12's libtracecmd (3.1.6)
+#           keeps every decompressed chunk and searches that list for each
+#           page, so on a big compressed file `trace-cmd report` and the
+#           bare loop slow down quadratically (and grow to gigabytes); here
+#           they run at their best
 #   64cpu   2 million generated events on 64 CPU buffers
 # For each case it runs, in rotating order, RUNS rounds of
 #   imbalanced analyze --json -q TRACE    (the whole pipeline)
@@ -28,7 +33,9 @@
 #
 # Environment: IMBALANCED (binary), PLAIN_LOOP, TRACEDAT_GEN (bench
 # programs), BENCH_DIR (scratch, default /tmp/imbalanced-bench), RUNS
-# (rounds, default 5), CASES (default "2M 20M 64cpu").
+# (rounds, default 5), CASES (default "2M 20M 20Mraw 64cpu"), TIMEOUT (a
+# run stopped after this many seconds counts as that long and is marked
+# ">"; default 300).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -43,7 +50,8 @@ PLAIN=${PLAIN_LOOP:-$(dirname "$IMB")/bench/tracedat-plain-loop}
 GEN=${TRACEDAT_GEN:-$(dirname "$PLAIN")/tracedat-gen}
 BENCH_DIR=${BENCH_DIR:-/tmp/imbalanced-bench}
 RUNS=${RUNS:-5}
-CASES=${CASES:-2M 20M 64cpu}
+CASES=${CASES:-2M 20M 20Mraw 64cpu}
+TIMEOUT=${TIMEOUT:-300}
 template=$top/tests/fixtures/hogs2on2.dat
 mkdir -p "$BENCH_DIR"
 
@@ -53,10 +61,10 @@ done
 [ -x /usr/bin/time ] || { echo "analyze-speed: /usr/bin/time: not installed" >&2; exit 2; }
 command -v trace-cmd >/dev/null || { echo "analyze-speed: trace-cmd: not installed" >&2; exit 2; }
 
-gen() {	# OUT CPUS EVENTS
+gen() {	# OUT CPUS EVENTS [COMPRESSION]
 	[ -s "$1" ] && return 0
 	echo "analyze-speed: generating $1 ($3 events on $2 CPUs)..." >&2
-	"$GEN" --cpus "$2" --events "$3" "$template" "$1" >/dev/null
+	"$GEN" --cpus "$2" --events "$3" --compression "${4:-zstd}" "$template" "$1" >/dev/null
 }
 
 if [ $quick = 1 ]; then
@@ -78,6 +86,9 @@ else
 		20M)
 			gen "$BENCH_DIR/gen20m.dat" 2 20000000
 			set -- "$@" "20M=$BENCH_DIR/gen20m.dat" ;;
+		20Mraw)
+			gen "$BENCH_DIR/gen20m-raw.dat" 2 20000000 none
+			set -- "$@" "20Mraw=$BENCH_DIR/gen20m-raw.dat" ;;
 		64cpu)
 			gen "$BENCH_DIR/gen64cpu.dat" 64 2000000
 			set -- "$@" "64cpu=$BENCH_DIR/gen64cpu.dat" ;;
@@ -88,14 +99,20 @@ fi
 
 res=$BENCH_DIR/analyze-speed.tsv
 : >"$res"
-# one timed run: CASE TOOL COMMAND... -> "case tool wall user sys rss_kb"
+# one timed run: CASE TOOL COMMAND... -> "case tool wall user sys rss_kb [>]"
 timed() {
 	c=$1
 	t=$2
 	shift 2
-	/usr/bin/time -f "%e %U %S %M" -o "$BENCH_DIR/time.out" "$@" >/dev/null 2>"$BENCH_DIR/err.out" ||
-		{ echo "analyze-speed: $t failed on $c:" >&2; cat "$BENCH_DIR/err.out" >&2; exit 1; }
-	echo "$c $t $(tail -n 1 "$BENCH_DIR/time.out")" >>"$res"
+	rc=0
+	/usr/bin/time -f "%e %U %S %M" -o "$BENCH_DIR/time.out" \
+		timeout -s KILL "$TIMEOUT" "$@" >/dev/null 2>"$BENCH_DIR/err.out" || rc=$?
+	if [ $rc != 0 ] && ! grep -q 'Command terminated by signal 9' "$BENCH_DIR/time.out"; then
+		echo "analyze-speed: $t failed on $c:" >&2
+		cat "$BENCH_DIR/err.out" >&2
+		exit 1
+	fi
+	echo "$c $t $(tail -n 1 "$BENCH_DIR/time.out")$([ $rc != 0 ] && echo ' >')" >>"$res"
 }
 ev_file=$BENCH_DIR/events.tsv
 : >"$ev_file"
@@ -125,13 +142,17 @@ print(d["events"], d["source"]["nr_cpus"])' >"$BENCH_DIR/count.out"
 	done
 done
 
-python3 - "$res" "$ev_file" "$RUNS" "$(nproc)" <<'PYEOF'
+python3 - "$res" "$ev_file" "$RUNS" "$(nproc)" "$TIMEOUT" <<'PYEOF'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-cases = [l.split(None, 3) for l in open(sys.argv[2]) if l.strip()]
+cases = [l.strip().split(None, 3) for l in open(sys.argv[2]) if l.strip()]
 runs, ncpu = sys.argv[3], sys.argv[4]
 med = {}
-for c, t, wall, user, sys_, rss in rows:
+cut = set()
+for r in rows:
+    c, t, wall, user, sys_, rss = r[:6]
+    if len(r) > 6:
+        cut.add((c, t))	# stopped at TIMEOUT: a lower bound
     med.setdefault((c, t), []).append((float(wall), float(user) + float(sys_), int(rss)))
 print(f"analyze-speed: {ncpu} CPUs online, median of {runs} round(s) per tool, same run")
 rss_of = {}
@@ -146,11 +167,16 @@ for c, events, cpus, path in cases:
         cpu = statistics.median(x[1] for x in v)
         rss = statistics.median(x[2] for x in v) / 1024
         m[t] = (w, cpu, rss)
-        print(f"  {t:<18} {w:8.3f} {events / max(w, 1e-3) / 1e6:11.2f} {cpu:8.3f} {rss:13.1f}")
+        gt = ">" if (c, t) in cut else " "
+        print(f"  {t:<18}{gt}{w:8.3f} {events / max(w, 1e-3) / 1e6:11.2f} {cpu:8.3f} {rss:13.1f}")
     a, r, p = m["analyze"][0], m["trace-cmd-report"][0], m["plain-loop"][0]
     rss_of[c] = m["analyze"][2]
-    print(f"  trace-cmd report is {r / max(a, 1e-3):5.2f}x analyze's time (target >= 10x)")
-    print(f"  analyze takes {a / max(p, 1e-3):5.2f}x the plain loop's time (target <= 1x)")
+    gr = ">=" if (c, "trace-cmd-report") in cut else ""
+    gp = "<=" if (c, "plain-loop") in cut else ""
+    print(f"  trace-cmd report is {gr}{r / max(a, 1e-3):.2f}x analyze's time (target >= 10x)")
+    print(f"  analyze takes {gp}{a / max(p, 1e-3):.2f}x the plain loop's time (target <= 1x)")
+    if gr or gp:
+        print(f"  (> : stopped after the {sys.argv[5]} s timeout, still running)")
 if "2M" in rss_of and "20M" in rss_of:
     print(f"\npeak RSS of analyze, 20M / 2M: {rss_of['20M'] / rss_of['2M']:.2f}x (target <= 1.5x)")
 PYEOF
