@@ -21,6 +21,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -1257,6 +1258,9 @@ static int td_read_serial(const char *path, imb_event_fn fn, void *ctx,
  * a fresh one that continues there.  The analysing process merges.
  */
 
+/* below this file size the coordinator reads by itself, without readers */
+#define TD_PAR_SMALL (8 << 20)
+
 /* readers: the online CPUs, or IMBALANCED_READERS */
 static uint32_t td_par_readers(uint32_t nstreams)
 {
@@ -1311,8 +1315,11 @@ static void td_par_fail(struct td *t, uint32_t i, uint64_t ts)
 	t->shm->cursor[i] = TDP_CURSOR_DONE;
 }
 
-/* The body of reader @w; ends the process. */
-static void td_par_reader(struct td *t, struct tdp_shm *s, uint32_t w)
+/*
+ * The body of reader @w; ends the process.  @own: the coordinator reads
+ * by itself (a small file), its crash watch stays its own.
+ */
+static void td_par_reader(struct td *t, struct tdp_shm *s, uint32_t w, bool own)
 {
 	struct tdp_slot *slot = &s->slot[1 + w];
 	uint32_t n = 0, live, *ids = calloc(s->nstreams, sizeof(*ids));
@@ -1324,20 +1331,25 @@ static void td_par_reader(struct td *t, struct tdp_shm *s, uint32_t w)
 	char proc[64];
 	int fd;
 
-	td_watch = &slot->watch;
-	td_watch->phase = TD_PHASE_LIB;
+	if (!own) {
+		td_watch = &slot->watch;
+		td_watch->phase = TD_PHASE_LIB;
+	}
 	if (!ids || !next)
 		_exit(1);
 	/* a file offset of our own: the handle's descriptor opened again */
-	if (t->memfd >= 0) {
+	if (own) {
+		fd = -1;
+	} else if (t->memfd >= 0) {
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", t->memfd);
 		fd = open(proc, O_RDONLY | O_CLOEXEC);
 	} else {
 		fd = open(t->path, O_RDONLY | O_CLOEXEC);
 	}
-	if (fd < 0 || dup3(fd, t->hfd, O_CLOEXEC) < 0)
+	if (!own && (fd < 0 || dup3(fd, t->hfd, O_CLOEXEC) < 0))
 		_exit(4);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	t->info = &dummy;
 	t->err = err;
 	t->push = td_par_push;
@@ -1424,12 +1436,22 @@ next_cpu:
 	_exit(0);
 }
 
+/* A child that dies with its parent (nothing else would wake it). */
+static pid_t td_par_fork_child(void)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid == 0 && (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent))
+		_exit(1);
+	return pid;
+}
+
 static pid_t td_par_fork(struct td *t, struct tdp_shm *s, uint32_t w)
 {
-	pid_t pid = fork();
+	pid_t pid = td_par_fork_child();
 
 	if (pid == 0)
-		td_par_reader(t, s, w);
+		td_par_reader(t, s, w, false);
 	return pid;
 }
 
@@ -1503,6 +1525,19 @@ static void td_par_coord(const char *path, struct tdp_shm *s, int errfd)
 	if (ncpu > TDP_MAX_STREAMS)
 		ncpu = TDP_MAX_STREAMS;
 	nr = td_par_readers(ncpu);
+	{
+		struct stat st;
+
+		/*
+		 * A small file is read faster than readers start, and with
+		 * little memory (unless readers or segments are asked for).
+		 */
+		if (!td_segment_setting && !getenv("IMBALANCED_READERS") && !fstat(t.hfd, &st) &&
+		    st.st_size < TD_PAR_SMALL) {
+			nr = 1;
+			t.segment = 0;
+		}
+	}
 	tdp_queues_init(s, ncpu, nr);
 	/* each CPU's first record (the readers' cursors) and the span */
 	for (uint32_t i = 0; i < ncpu; i++) {
@@ -1521,7 +1556,7 @@ static void td_par_coord(const char *path, struct tdp_shm *s, int errfd)
 			s->last_ts = r->ts;
 		tracecmd_free_record(r);
 	}
-	if (!td_segment_setting) {
+	if (!td_segment_setting && t.segment) {
 		const char *zname = NULL, *zver = NULL;
 
 		/* the leak is in the decompression: a plain file needs no segments */
@@ -1530,6 +1565,8 @@ static void td_par_coord(const char *path, struct tdp_shm *s, int errfd)
 			t.segment = 0;
 	}
 	atomic_store(&s->ready, 1);
+	if (nr == 1 && !t.segment)
+		td_par_reader(&t, s, 0, true);
 	for (uint32_t w = 0; w < nr; w++) {
 		pids[w] = td_par_fork(&t, s, w);
 		if (pids[w] < 0) {
@@ -1609,7 +1646,7 @@ int source_tracedat_read(const char *path, imb_event_fn fn, void *ctx,
 	}
 	errfd = memfd_create("imbalanced-reader-stderr", MFD_CLOEXEC);
 	fflush(NULL);
-	pid = fork();
+	pid = td_par_fork_child();
 	if (pid < 0) {
 		rc = -errno;
 		if (errfd >= 0)
