@@ -1252,10 +1252,13 @@ static int td_read_serial(const char *path, imb_event_fn fn, void *ctx,
  * opens the file; it forks one reader per group of CPUs (CPU i to reader
  * i mod n), each a copy of it with the parsed headers and nothing read
  * yet, which reopens the file for a file offset of its own and decodes its
- * CPUs' records into their queues.  A compressed file is read in segments
- * as in the serial reader (the libtracecmd leak): a reader stops after
- * t->segment records, leaving each CPU's cursor, and the coordinator forks
- * a fresh one that continues there.  The analysing process merges.
+ * CPUs' records into their queues.  Every file is read in segments: a
+ * reader stops after t->segment records, leaving each CPU's cursor, and the
+ * coordinator forks a fresh one that continues there, so that what
+ * libtracecmd keeps (every decompressed chunk of a compressed file, as in
+ * the serial reader; the mapped pages of an uncompressed one, 285 MiB
+ * resident for 20 million events) goes with the reader.  The analysing
+ * process merges.
  */
 
 /* below this file size the coordinator reads by itself, without readers */
@@ -1556,14 +1559,7 @@ static void td_par_coord(const char *path, struct tdp_shm *s, int errfd)
 			s->last_ts = r->ts;
 		tracecmd_free_record(r);
 	}
-	if (!td_segment_setting && t.segment) {
-		const char *zname = NULL, *zver = NULL;
 
-		/* the leak is in the decompression: a plain file needs no segments */
-		if (tracecmd_get_file_compress_proto(t.h, &zname, &zver) || !zname ||
-		    !strcmp(zname, "none"))
-			t.segment = 0;
-	}
 	atomic_store(&s->ready, 1);
 	if (nr == 1 && !t.segment)
 		td_par_reader(&t, s, 0, true);
