@@ -5,9 +5,11 @@
  *
  * Event types and field offsets are resolved once when the file is opened;
  * per record the code compares the type id against a small table and reads
- * fields at known offsets, with no allocation and no string lookup.  The
- * per-CPU streams are merged in time order here (td_loop), in segments for
- * compressed files (TD_SEGMENT_RECORDS).  Missed-event markers
+ * fields at known offsets, with no allocation and no string lookup.  By
+ * default the per-CPU streams are decoded by reader processes in parallel
+ * and merged in the analysing process (td_par_*, tracedat_par.c); the
+ * serial reader merges them here (td_loop), in segments for compressed
+ * files (TD_SEGMENT_RECORDS).  Missed-event markers
  * become IMB_EV_LOST events.  A file cut off inside its event data is read
  * up to the cut and flagged as truncated.
  *
