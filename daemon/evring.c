@@ -92,7 +92,8 @@ void evring_release(struct evring *r)
 	}
 }
 
-const struct imb_event *evring_next(struct evring *r, const _Atomic uint32_t *abort)
+const struct imb_event *evring_next(struct evring *r, const _Atomic uint32_t *abort,
+				    bool (*gone)(void *arg), void *arg)
 {
 	for (;;) {
 		uint32_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
@@ -105,6 +106,8 @@ const struct imb_event *evring_next(struct evring *r, const _Atomic uint32_t *ab
 			return NULL;
 		}
 		if (abort && atomic_load(abort))
+			return NULL;
+		if (gone && gone(arg))
 			return NULL;
 		/* the producer may be waiting for what was taken */
 		if (atomic_load_explicit(&r->head, memory_order_relaxed) != r->chead)

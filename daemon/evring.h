@@ -83,10 +83,12 @@ void evring_room_wait(_Atomic uint32_t *pseq, _Atomic uint32_t *pwait, uint32_t 
 
 /*
  * The event at the head, waiting for one as long as needed: NULL when the
- * producer finished and everything was taken, or when *abort became
- * non-zero.
+ * producer finished and everything was taken, when *abort became non-zero,
+ * or when @gone (called now and then while waiting, may be NULL) says the
+ * producer's side died.
  */
-const struct imb_event *evring_next(struct evring *r, const _Atomic uint32_t *abort);
+const struct imb_event *evring_next(struct evring *r, const _Atomic uint32_t *abort,
+				    bool (*gone)(void *arg), void *arg);
 
 /* Release the taken events to the producer, waking it when it sleeps. */
 void evring_release(struct evring *r);

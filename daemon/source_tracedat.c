@@ -1621,9 +1621,26 @@ static void td_par_coord(const char *path, struct tdp_shm *s, int errfd)
 	_exit(0);
 }
 
+/* The coordinator, as the merge sees it: gone when it ended (reaped here). */
+struct td_par_peer {
+	pid_t pid;
+	int status;
+	bool reaped;
+};
+
+static bool td_par_gone(void *arg)
+{
+	struct td_par_peer *p = arg;
+
+	if (!p->reaped && waitpid(p->pid, &p->status, WNOHANG) == p->pid)
+		p->reaped = true;
+	return p->reaped;
+}
+
 int source_tracedat_read(const char *path, imb_event_fn fn, void *ctx,
 			 struct source_info *info, char *err)
 {
+	struct td_par_peer peer = { 0 };
 	struct tdp_result res;
 	struct tdp_shm *s;
 	int rc, status, errfd;
@@ -1680,14 +1697,21 @@ int source_tracedat_read(const char *path, imb_event_fn fn, void *ctx,
 	}
 	info->first_ts_ns = s->first_ts;
 	info->last_ts_ns = s->last_ts;
-	rc = tdp_merge(s, fn, ctx, &res, err);
+	peer.pid = pid;
+	rc = tdp_merge(s, fn, ctx, &res, err, td_par_gone, &peer);
+	if (peer.reaped) {
+		reaped = true;
+		status = peer.status;
+	}
 	if (rc < 0) {
 		atomic_store(&s->abort, 1);
 		goto out;
 	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	reaped = true;
+	if (!reaped) {
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		reaped = true;
+	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		struct td_watch *own = td_watch;
 

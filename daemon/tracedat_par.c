@@ -7,6 +7,7 @@
  * both give the same events byte for byte.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,11 +115,26 @@ static int tdp_emit(struct tdp_out *o, const struct imb_event *in)
 	return o->fn(&e, o->ctx);
 }
 
+/* The next event of @r; NULL with *dead when the readers' side stopped. */
+static const struct imb_event *tdp_next(struct tdp_shm *s, struct evring *r,
+					bool (*gone)(void *arg), void *arg, bool *dead)
+{
+	const struct imb_event *e = evring_next(r, &s->abort, gone, arg);
+
+	if (e)
+		return e;
+	if (!atomic_load(&s->abort) && atomic_load(&r->done))
+		return evring_next(r, &s->abort, NULL, NULL);	/* the last ones, or none */
+	*dead = true;
+	return NULL;
+}
+
 int tdp_merge(struct tdp_shm *s, imb_event_fn fn, void *ctx, struct tdp_result *res,
-	      char *err)
+	      char *err, bool (*gone)(void *arg), void *arg)
 {
 	struct tdp_out o = { .fn = fn, .ctx = ctx, .res = res, .err = err };
 	struct evmerge m;
+	bool dead = false;
 	int rc = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -128,17 +144,17 @@ int tdp_merge(struct tdp_shm *s, imb_event_fn fn, void *ctx, struct tdp_result *
 		return -ENOMEM;
 	}
 	for (uint32_t i = 0; i < s->nstreams; i++) {
-		const struct imb_event *e = evring_next(&s->ring[i], &s->abort);
+		const struct imb_event *e = tdp_next(s, &s->ring[i], gone, arg, &dead);
 
 		if (e)
 			evmerge_push(&m, i, e->ts_ns);
-		else if (atomic_load(&s->abort))
+		else if (dead)
 			goto aborted;
 	}
 	while (m.n) {
 		uint32_t i = evmerge_top(&m);
 		struct evring *r = &s->ring[i];
-		const struct imb_event *e = evring_next(r, &s->abort);
+		const struct imb_event *e = tdp_next(s, r, gone, arg, &dead);
 
 		if (!e)
 			goto aborted;
@@ -154,10 +170,10 @@ int tdp_merge(struct tdp_shm *s, imb_event_fn fn, void *ctx, struct tdp_result *
 			goto out;
 		}
 		evring_take(r);
-		e = evring_next(r, &s->abort);
+		e = tdp_next(s, r, gone, arg, &dead);
 		if (e)
 			evmerge_update_top(&m, e->ts_ns);
-		else if (atomic_load(&s->abort))
+		else if (dead)
 			goto aborted;
 		else
 			evmerge_pop(&m);

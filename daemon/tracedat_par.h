@@ -85,9 +85,10 @@ struct tdp_result {
  * times never go backwards, events before the first sched_switch are held
  * back (and dropped when none comes).  Returns 0 when every queue ended, 1 when the
  * readers aborted (s->rc, s->err say why), or -errno with @err (a
- * decoding error in a stream, @fn's error, memory).
+ * decoding error in a stream, @fn's error, memory).  @gone(@arg), asked
+ * while a queue is empty, says that the readers' side died (returns 1).
  */
 int tdp_merge(struct tdp_shm *s, imb_event_fn fn, void *ctx, struct tdp_result *res,
-	      char *err);
+	      char *err, bool (*gone)(void *arg), void *arg);
 
 #endif /* IMB_TRACEDAT_PAR_H */
