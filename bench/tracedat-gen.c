@@ -362,6 +362,9 @@ int main(int argc, char **argv)
 		free(cw[c].page);
 	}
 	rmdir(tmpl);
+	free(cw);
+	free(files);
+	free(cur);
 	if (stat(argv[optind + 1], &st))
 		return 1;
 	printf("events %llu cpus %ld bytes %lld\n", (unsigned long long)total, ncpu,
