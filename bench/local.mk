@@ -30,3 +30,10 @@ bench_tracedat_plain_loop_LDADD = $(TRACECMD_LIBS) $(TRACEEVENT_LIBS)
 # --- analyze speed ---
 EXTRA_DIST += bench/analyze-speed.sh bench/pelt-accuracy.sh bench/live-overhead.sh
 # --- end analyze speed ---
+
+# --- synthetic trace.dat writer (any size, any CPU count) ---
+noinst_PROGRAMS += bench/tracedat-gen
+bench_tracedat_gen_SOURCES = bench/tracedat-gen.c
+bench_tracedat_gen_CPPFLAGS = $(AM_CPPFLAGS) $(TRACECMD_CFLAGS) $(TRACEEVENT_CFLAGS)
+bench_tracedat_gen_LDADD = $(TRACECMD_LIBS) $(TRACEEVENT_LIBS)
+# --- end synthetic trace.dat writer ---

@@ -44,6 +44,10 @@ daemon_libimbsrc_a_SOURCES = daemon/source/source.h daemon/source/text.c \
 	daemon/source/tracedat.c daemon/source/tracedat.h \
 	daemon/source/tracedat_repair.h daemon/source/tracedat_repair.c
 daemon_libimbsrc_a_CPPFLAGS = $(AM_CPPFLAGS) $(TRACECMD_CFLAGS) $(TRACEEVENT_CFLAGS)
+daemon_libimbsrc_a_SOURCES += \
+	daemon/source/tracedat_par.h daemon/source/tracedat_par.c \
+	daemon/source/evring.h daemon/source/evring.c \
+	daemon/source/evmerge.h daemon/source/evmerge.c
 IMB_SRC_LIBS = daemon/libimbsrc.a analyzers/libimbcore.a $(TRACECMD_LIBS) $(TRACEEVENT_LIBS) -lz
 # --- end offline sources ---
 
@@ -54,6 +58,7 @@ imbalanced_SOURCES = \
 	daemon/cli/cmd_analyze.c daemon/cli/cmd_check.c daemon/cli/cmd_run.c daemon/cli/cmd_serve.c daemon/cli/cmd_config.c \
 	daemon/cli/conf.h daemon/cli/conf.c \
 	daemon/report/report.h daemon/report/report.c \
+	daemon/cli/progress.h daemon/cli/progress.c \
 	daemon/report/report_pelt.h daemon/report/report_pelt.c \
 	daemon/live/runtime.h daemon/live/runtime.c \
 	daemon/source/live.h daemon/source/live.c \

@@ -135,6 +135,10 @@ TESTS += tests/t/analyze.t tests/t/live.t tests/t/bench-analyze-speed.t \
 	tests/t/bench-pelt-accuracy.t tests/t/bench-live-overhead.t tests/t/systemd.t tests/t/alerts.t
 dist_check_SCRIPTS += tests/t/analyze.t tests/t/live.t tests/t/bench-analyze-speed.t \
 	tests/t/bench-pelt-accuracy.t tests/t/bench-live-overhead.t tests/t/systemd.t tests/t/alerts.t
+# the parallel trace.dat reader against the serial one (generated traces
+# need bench/tracedat-gen, built with the bench programs)
+TESTS += tests/t/tracedat-parallel.t tests/t/analyze-progress.t
+dist_check_SCRIPTS += tests/t/tracedat-parallel.t tests/t/analyze-progress.t
 # churn.t takes CPU 1 offline for 2 s: it runs after every other test, alone
 TESTS += tests/t/churn.t
 dist_check_SCRIPTS += tests/t/churn.t

@@ -12,14 +12,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyzers/pipeline.h"
 #include "daemon/cli/cli.h"
 #include "daemon/cli/conf.h"
-#include "daemon/report/report.h"
-#include "daemon/source/source.h"
-#include "daemon/sink/store.h"
+#include "daemon/cli/progress.h"
 #include "daemon/host/topology.h"
+#include "daemon/report/report.h"
+#include "daemon/sink/store.h"
+#include "daemon/source/source.h"
 #include "daemon/util.h"
 
 struct analyze_opts {
@@ -136,7 +138,8 @@ static void analyze_usage(FILE *f)
 		"  --top N                tasks in the text report (default 20)\n"
 		"  --dump-events          write the events in the text format and exit\n"
 		"  -v, --verbose          more detail on stderr\n"
-		"  -q, --quiet            no warnings on stderr\n"
+		"  -q, --quiet            no warnings or progress on stderr (progress: on a\n"
+		"                         terminal, events read, rate, share done, time left)\n"
 		"  -h, --help             this help\n"
 		"\n"
 		"Durations take a unit: ns, us, ms, s (default as stated).\n"
@@ -306,6 +309,26 @@ static int feed_event(const struct imb_event *ev, void *ctx)
 	struct pipeline *p = ctx;
 
 	return pipeline_event(p, ev);
+}
+
+/* feed_event with the progress line on a terminal */
+struct feed_progress {
+	struct pipeline *p;
+	struct progress prog;
+	const struct source_info *info;
+	bool span;
+};
+
+static int feed_event_progress(const struct imb_event *ev, void *ctx)
+{
+	struct feed_progress *f = ctx;
+
+	if (!f->span) {
+		progress_span(&f->prog, f->info->first_ts_ns, f->info->last_ts_ns);
+		f->span = true;
+	}
+	progress_event(&f->prog, ev->ts_ns);
+	return pipeline_event(f->p, ev);
 }
 
 /* ctx: a bool, the header printed (not before the input proved readable) */
@@ -621,7 +644,17 @@ static int analyze_run_file(struct analyze_run *r, const struct analyze_opts *o,
 	}
 	if (tgids_used && o->verbose)
 		fprintf(stderr, "imbalanced: %s: tgids from %s\n", r->path, tgids_used);
-	e = read_file(r->path, feed_event, r->p, &r->info, err);
+	{
+		struct feed_progress fp = { .p = r->p, .info = &r->info };
+
+		/* on a terminal, unless --quiet: how far the read is */
+		if (!o->quiet && progress_start(&fp.prog, STDERR_FILENO, r->path)) {
+			e = read_file(r->path, feed_event_progress, &fp, &r->info, err);
+			progress_end(&fp.prog);
+		} else {
+			e = read_file(r->path, feed_event, r->p, &r->info, err);
+		}
+	}
 	if (e) {
 		fprintf(stderr, "imbalanced: %s: %s\n", r->path, err[0] ? err : strerror(-e));
 		return CLI_EXIT_USAGE;

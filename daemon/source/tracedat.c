@@ -5,9 +5,11 @@
  *
  * Event types and field offsets are resolved once when the file is opened;
  * per record the code compares the type id against a small table and reads
- * fields at known offsets, with no allocation and no string lookup.  The
- * per-CPU streams are merged in time order here (td_loop), in segments for
- * compressed files (TD_SEGMENT_RECORDS).  Missed-event markers
+ * fields at known offsets, with no allocation and no string lookup.  By
+ * default the per-CPU streams are decoded by reader processes in parallel
+ * and merged in the analysing process (td_par_*, tracedat_par.c); the
+ * serial reader merges them here (td_loop), in segments for compressed
+ * files (TD_SEGMENT_RECORDS).  Missed-event markers
  * become IMB_EV_LOST events.  A file cut off inside its event data is read
  * up to the cut and flagged as truncated.
  *
@@ -21,19 +23,25 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/futex.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <trace-cmd/trace-cmd.h>
 
 #include "daemon/source/source.h"
 #include "daemon/source/tracedat.h"
+#include "daemon/source/tracedat_par.h"
 #include "daemon/source/tracedat_repair.h"
 
 /* Exported by libtracecmd 3.1 but only declared in its private header. */
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 struct tep_record *tracecmd_peek_data(struct tracecmd_input *handle, int cpu);
+struct tep_record *tracecmd_read_cpu_last(struct tracecmd_input *handle, int cpu);
 int tracecmd_set_cursor(struct tracecmd_input *handle, int cpu, unsigned long long offset);
 int tracecmd_cpus(struct tracecmd_input *handle);
 int tracecmd_get_file_compress_proto(struct tracecmd_input *handle, const char **name,
@@ -150,11 +158,6 @@ static const struct td_desc td_desc[TD__COUNT] = {
  */
 enum { TD_PHASE_LIB, TD_PHASE_OURS };
 
-struct td_watch {
-	volatile int phase;
-	volatile int sanitizer;		/* a sanitizer report ended the process */
-};
-
 static struct td_watch td_watch_local;
 static struct td_watch *td_watch = &td_watch_local;
 
@@ -219,6 +222,7 @@ static void td_fault(void)
 struct td {
 	const char *path;
 	int memfd;		/* the repaired copy of a cut-off file, or -1 */
+	int hfd;		/* the descriptor the handle reads */
 	struct tracecmd_input *h;
 	struct tep_handle *tep;
 	struct td_event ev[TD__COUNT];
@@ -239,6 +243,10 @@ struct td {
 	int (*flush)(void *ctx);	/* pushes out what fn buffered, or NULL */
 	uint64_t segments;	/* segments read in child processes */
 	uint32_t segment;	/* records per segment */
+	/* a parallel read's reader: decoded events go to this queue as they are */
+	int (*push)(struct td *t, const struct imb_event *e);
+	struct evring *ring;
+	struct tdp_shm *shm;
 };
 
 static void td_err(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -440,7 +448,7 @@ static int td_decode(struct td *t, struct tep_record *r)
 		e.kind = IMB_EV_LOST;
 		e.lost.count = r->missed_events > 0 ? (uint64_t)r->missed_events : 0;
 		t->info->lost_events += e.lost.count ? e.lost.count : 1;
-		if (td_emit(t, &e))
+		if (t->push ? t->push(t, &e) : td_emit(t, &e))
 			return -1;
 	}
 	type = tep_data_type(t->tep, r);
@@ -548,7 +556,7 @@ static int td_decode(struct td *t, struct tep_record *r)
 		t->cb_rc = -EINVAL;
 		return -1;
 	}
-	return td_emit(t, &e);
+	return t->push ? t->push(t, &e) : td_emit(t, &e);
 }
 
 static int td_record(struct tracecmd_input *h, struct tep_record *r, int cpu, void *data)
@@ -574,21 +582,23 @@ static uint32_t td_segment_records(void)
 	return td_segment_setting ? td_segment_setting : TD_SEGMENT_RECORDS;
 }
 
-/* Open the file (or a dup of its repaired copy) */
-static struct tracecmd_input *td_open(const struct td *t)
+/* Open the file (or a dup of its repaired copy); t->hfd is what it reads */
+static struct tracecmd_input *td_open(struct td *t)
 {
 	struct tracecmd_input *h;
 	int fd;
 
 	if (t->memfd < 0)
-		return tracecmd_open(t->path, TD_OPEN_FLAGS);
-	fd = fcntl(t->memfd, F_DUPFD_CLOEXEC, 0);
+		fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	else
+		fd = fcntl(t->memfd, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0)
 		return NULL;
 	lseek(fd, 0, SEEK_SET);
 	h = tracecmd_open_fd(fd, TD_OPEN_FLAGS);
 	if (!h)
 		close(fd);
+	t->hfd = fd;
 	return h;
 }
 
@@ -848,29 +858,30 @@ static int td_check_magic(const char *path, char *err)
 	return 0;
 }
 
-static int td_read_inproc(const char *path, imb_event_fn fn, int (*flush)(void *ctx),
-			  void *ctx, struct source_info *info, char *err)
+/*
+ * Open @path (repairing a copy of it when it was cut off in its event
+ * data), resolve the events and fill @info's format, clock, truncated and
+ * warning.  Returns 0 or -errno with @err; td_cleanup() either way.
+ */
+static int td_prepare(struct td *t, const char *path, struct source_info *info, char *err)
 {
-	struct td t;
 	const char *clock;
-	int rc, cpus;
+	int rc;
 
+	memset(t, 0, sizeof(*t));
+	t->memfd = -1;
+	t->hfd = -1;
 	memset(info, 0, sizeof(*info));
 	snprintf(info->format, sizeof(info->format), "trace.dat");
 	rc = td_check_magic(path, err);
 	if (rc)
 		return rc;
 	tracecmd_set_loglevel(TEP_LOG_NONE);
-	memset(&t, 0, sizeof(t));
-	t.path = path;
-	t.fn = fn;
-	t.flush = flush;
-	t.ctx = ctx;
-	t.info = info;
-	t.err = err;
-	t.max_cpu = -1;
-	t.memfd = -1;
-	t.segment = td_segment_records();
+	t->path = path;
+	t->info = info;
+	t->err = err;
+	t->max_cpu = -1;
+	t->segment = td_segment_records();
 	{
 		int old = td_enter(), cut;
 
@@ -878,62 +889,86 @@ static int td_read_inproc(const char *path, imb_event_fn fn, int (*flush)(void *
 		cut = tracedat_tail_cut(path);
 		td_leave(old);
 		if (cut != TRACEDAT_CUT_MAP)
-			t.h = td_open(&t);
-		if (t.h && cut == TRACEDAT_CUT_STRINGS) {
+			t->h = td_open(t);
+		if (t->h && cut == TRACEDAT_CUT_STRINGS) {
 			info->truncated = true;
 			snprintf(info->warning, sizeof(info->warning), "file cut off in its string "
 				 "table, after the event data; every event read");
 		}
 	}
-	if (!t.h) {
+	if (!t->h) {
 		/* cut inside the event data? then read what is there */
 		int old = td_enter();
 
-		rc = tracedat_repair(path, &t.memfd, info->warning, sizeof(info->warning), err);
+		rc = tracedat_repair(path, &t->memfd, info->warning, sizeof(info->warning), err);
 		td_leave(old);
 		if (rc)
 			return rc;
-		t.h = td_open(&t);
-		if (!t.h) {
-			close(t.memfd);
+		t->h = td_open(t);
+		if (!t->h) {
+			close(t->memfd);
+			t->memfd = -1;
 			info->warning[0] = 0;
 			td_err(err, "cannot read the trace.dat headers (truncated or corrupted file)");
 			return -EINVAL;
 		}
 		info->truncated = true;
 	}
-	t.tep = tracecmd_get_tep(t.h);
-	if (!t.tep) {
+	t->tep = tracecmd_get_tep(t->h);
+	if (!t->tep) {
 		td_err(err, "no event formats in the file");
-		rc = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
 	{
 		int old = td_enter();
 
-		rc = td_resolve(&t);
+		rc = td_resolve(t);
 		td_leave(old);
 	}
 	if (rc)
-		goto out;
-	t.native = tep_is_file_bigendian(t.tep) == tep_is_local_bigendian(t.tep);
-	t.type_max = -1;
+		return rc;
+	t->native = tep_is_file_bigendian(t->tep) == tep_is_local_bigendian(t->tep);
+	t->type_max = -1;
 	for (int k = 0; k < TD__COUNT; k++)
-		if (t.ev[k].id > t.type_max)
-			t.type_max = t.ev[k].id;
-	t.type_map = malloc((size_t)t.type_max + 1);
-	if (!t.type_map) {
+		if (t->ev[k].id > t->type_max)
+			t->type_max = t->ev[k].id;
+	t->type_map = malloc((size_t)t->type_max + 1);
+	if (!t->type_map) {
 		td_err(err, "out of memory");
-		rc = -ENOMEM;
-		goto out;
+		return -ENOMEM;
 	}
-	memset(t.type_map, -1, (size_t)t.type_max + 1);
+	memset(t->type_map, -1, (size_t)t->type_max + 1);
 	for (int k = 0; k < TD__COUNT; k++)
-		if (t.ev[k].id >= 0)
-			t.type_map[t.ev[k].id] = (int8_t)k;
-	clock = tracecmd_get_trace_clock(t.h);
+		if (t->ev[k].id >= 0)
+			t->type_map[t->ev[k].id] = (int8_t)k;
+	clock = tracecmd_get_trace_clock(t->h);
 	if (clock)
 		snprintf(info->clock, sizeof(info->clock), "%s", clock);
+	return 0;
+}
+
+static void td_cleanup(struct td *t)
+{
+	free(t->type_map);
+	free(t->pend);
+	if (t->h)
+		tracecmd_close(t->h);
+	if (t->memfd >= 0)
+		close(t->memfd);
+}
+
+static int td_read_inproc(const char *path, imb_event_fn fn, int (*flush)(void *ctx),
+			  void *ctx, struct source_info *info, char *err)
+{
+	struct td t;
+	int rc, cpus;
+
+	rc = td_prepare(&t, path, info, err);
+	if (rc)
+		goto out;
+	t.fn = fn;
+	t.flush = flush;
+	t.ctx = ctx;
 	cpus = tep_get_cpus(t.tep);
 	/*
 	 * The top buffer and any instance buffers (a recording made with
@@ -980,12 +1015,7 @@ static int td_read_inproc(const char *path, imb_event_fn fn, int (*flush)(void *
 		rc = -ENODATA;
 	}
 out:
-	free(t.type_map);
-	free(t.pend);
-	if (t.h)
-		tracecmd_close(t.h);
-	if (t.memfd >= 0)
-		close(t.memfd);
+	td_cleanup(&t);
 	return rc;
 }
 
@@ -1104,8 +1134,9 @@ static int td_child_failed(int status, uint64_t n, int errfd, char *err)
 	return -EINVAL;
 }
 
-int source_tracedat_read(const char *path, imb_event_fn fn, void *ctx,
-			 struct source_info *info, char *err)
+/* The serial reader: one child decodes and merges, a pipe carries the events. */
+static int td_read_serial(const char *path, imb_event_fn fn, void *ctx,
+			  struct source_info *info, char *err)
 {
 	static struct imb_event buf[4096];
 	struct td_trailer tr;
@@ -1216,4 +1247,508 @@ int source_tracedat_read(const char *path, imb_event_fn fn, void *ctx,
 		return tr.rc;
 	}
 	return 0;
+}
+
+/*
+ * The parallel read (tracedat_par.h).  The coordinator is the child that
+ * opens the file; it forks one reader per group of CPUs (CPU i to reader
+ * i mod n), each a copy of it with the parsed headers and nothing read
+ * yet, which reopens the file for a file offset of its own and decodes its
+ * CPUs' records into their queues.  Every file is read in segments: a
+ * reader stops after t->segment records, leaving each CPU's cursor, and the
+ * coordinator forks a fresh one that continues there, so that what
+ * libtracecmd keeps (every decompressed chunk of a compressed file, as in
+ * the serial reader; the mapped pages of an uncompressed one, 285 MiB
+ * resident for 20 million events) goes with the reader.  The analysing
+ * process merges.
+ */
+
+/* below this file size the coordinator reads by itself, without readers */
+#define TD_PAR_SMALL (8 << 20)
+
+/* readers: the online CPUs, or IMBALANCED_READERS */
+static uint32_t td_par_readers(uint32_t nstreams)
+{
+	const char *e = getenv("IMBALANCED_READERS");
+	long n = e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 1)
+		n = 1;
+	if (n > TDP_MAX_READERS)
+		n = TDP_MAX_READERS;
+	if ((uint32_t)n > nstreams)
+		n = nstreams ? (long)nstreams : 1;
+	return (uint32_t)n;
+}
+
+static int td_par_push(struct td *t, const struct imb_event *e)
+{
+	struct evring *r = t->ring;
+
+	/* a reader made room before the record; the coordinator's serial
+	 * stream may have to wait for it */
+	while (!evring_room(r)) {
+		struct tdp_slot *w = &t->shm->slot[1];
+		uint32_t seen = evring_room_begin(&w->pseq, &w->pwait);
+
+		if (evring_room(r) || atomic_load(&t->shm->abort)) {
+			evring_room_cancel(&w->pwait);
+			if (atomic_load(&t->shm->abort))
+				_exit(0);
+			continue;
+		}
+		evring_publish(r);
+		evring_room_wait(&w->pseq, &w->pwait, seen, 20);
+	}
+	*evring_slot(r) = *e;
+	evring_commit(r);
+	return 0;
+}
+
+/* A decoding error in stream @i at time @ts: the merge stops there. */
+static void td_par_fail(struct td *t, uint32_t i, uint64_t ts)
+{
+	struct imb_event *e = evring_slot(t->ring);
+
+	memset(e, 0, sizeof(*e));
+	e->ts_ns = ts;
+	e->kind = TDP_ERR_KIND;
+	e->cpu = t->cb_rc ? t->cb_rc : -EIO;
+	snprintf(t->shm->stream_err[i], SOURCE_ERR_LEN, "%s", t->err);
+	evring_commit(t->ring);
+	evring_finish(t->ring);
+	t->shm->cursor[i] = TDP_CURSOR_DONE;
+}
+
+/*
+ * The body of reader @w; ends the process.  @own: the coordinator reads
+ * by itself (a small file), its crash watch stays its own.
+ */
+static void td_par_reader(struct td *t, struct tdp_shm *s, uint32_t w, bool own)
+{
+	struct tdp_slot *slot = &s->slot[1 + w];
+	uint32_t n = 0, live, *ids = calloc(s->nstreams, sizeof(*ids));
+	struct tep_record **next = calloc(s->nstreams, sizeof(*next));
+	static struct source_info dummy;
+	static char err[SOURCE_ERR_LEN];
+	uint32_t limit = t->segment;
+	uint64_t count = 0;
+	char proc[64];
+	int fd;
+
+	if (!own) {
+		td_watch = &slot->watch;
+		td_watch->phase = TD_PHASE_LIB;
+	}
+	if (!ids || !next)
+		_exit(1);
+	/* a file offset of our own: the handle's descriptor opened again */
+	if (own) {
+		fd = -1;
+	} else if (t->memfd >= 0) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", t->memfd);
+		fd = open(proc, O_RDONLY | O_CLOEXEC);
+	} else {
+		fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	}
+	if (!own && (fd < 0 || dup3(fd, t->hfd, O_CLOEXEC) < 0))
+		_exit(4);
+	if (fd >= 0)
+		close(fd);
+	t->info = &dummy;
+	t->err = err;
+	t->push = td_par_push;
+	t->shm = s;
+	for (uint32_t i = w; i < s->nstreams; i += s->nreaders) {
+		if (s->cursor[i] == TDP_CURSOR_DONE)
+			continue;
+		if (tracecmd_set_cursor(t->h, (int)i, s->cursor[i]) < 0 ||
+		    !(next[n] = tracecmd_peek_data(t->h, (int)i)) ||
+		    next[n]->offset != s->cursor[i])
+			_exit(3);
+		ids[n++] = i;
+	}
+	live = n;
+	while (live) {
+		bool moved = false;
+
+		if (atomic_load(&s->abort))
+			_exit(0);
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t i = ids[k], batch = 0;
+			struct evring *r = &s->ring[i];
+
+			if (!next[k])
+				continue;
+			t->ring = r;
+			while (next[k] && evring_room(r) >= 3 && batch < 512) {
+				struct tep_record *rec;
+				uint64_t ts;
+				int rc;
+
+				if (limit && count >= limit) {
+					/* the segment's end: the next reader goes on */
+					for (uint32_t j = 0; j < n; j++) {
+						if (!next[j])
+							continue;
+						s->cursor[ids[j]] = next[j]->offset;
+						evring_publish(&s->ring[ids[j]]);
+					}
+					slot->more = 1;
+					_exit(0);
+				}
+				rec = tracecmd_read_data(t->h, (int)i);
+				if (!rec) {
+					next[k] = NULL;
+					break;
+				}
+				ts = rec->ts;
+				rc = td_record(t->h, rec, (int)i, t);
+				tracecmd_free_record(rec);
+				count++;
+				slot->records++;
+				batch++;
+				if (rc < 0) {
+					td_par_fail(t, i, ts);
+					next[k] = NULL;
+					live--;
+					goto next_cpu;
+				}
+				next[k] = tracecmd_peek_data(t->h, (int)i);
+			}
+			if (!next[k]) {
+				evring_finish(r);
+				s->cursor[i] = TDP_CURSOR_DONE;
+				live--;
+			} else {
+				evring_publish(r);
+			}
+next_cpu:
+			moved |= batch > 0;
+		}
+		if (!moved && live) {
+			uint32_t seen = evring_room_begin(&slot->pseq, &slot->pwait);
+			bool room = false;
+
+			for (uint32_t k = 0; k < n && !room; k++)
+				room = next[k] && evring_room(&s->ring[ids[k]]) >= 3;
+			if (room || atomic_load(&s->abort))
+				evring_room_cancel(&slot->pwait);
+			else
+				evring_room_wait(&slot->pseq, &slot->pwait, seen, 20);
+		}
+	}
+	_exit(0);
+}
+
+/* A child that dies with its parent (nothing else would wake it). */
+static pid_t td_par_fork_child(void)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid == 0 && (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent))
+		_exit(1);
+	return pid;
+}
+
+static pid_t td_par_fork(struct td *t, struct tdp_shm *s, uint32_t w)
+{
+	pid_t pid = td_par_fork_child();
+
+	if (pid == 0)
+		td_par_reader(t, s, w, false);
+	return pid;
+}
+
+/* The coordinator's verdict on a failed reader, or a failure of its own. */
+static void td_par_abort(struct tdp_shm *s, int rc, const char *err)
+{
+	if (!s->rc) {
+		s->rc = rc;
+		snprintf(s->err, SOURCE_ERR_LEN, "%s", err);
+	}
+	atomic_store(&s->abort, 1);
+}
+
+/* The coordinator: open, publish the header, run the readers; ends the process. */
+static void td_par_coord(const char *path, struct tdp_shm *s, int errfd)
+{
+	static struct source_info info;
+	static char err[SOURCE_ERR_LEN];
+	static pid_t pids[TDP_MAX_READERS];
+	static struct td t;
+	uint32_t ncpu, nr, running = 0;
+	int rc;
+
+	if (errfd >= 0)
+		dup2(errfd, STDERR_FILENO);
+	if (__sanitizer_set_death_callback)
+		__sanitizer_set_death_callback(td_on_sanitizer_death);
+	signal(SIGPIPE, SIG_DFL);
+	td_watch = &s->slot[0].watch;
+	rc = td_prepare(&t, path, &info, err);
+	s->info = info;
+	if (rc) {
+		s->rc = rc;
+		snprintf(s->err, SOURCE_ERR_LEN, "%s", err);
+		atomic_store(&s->ready, 1);
+		_exit(0);
+	}
+	s->cpus = tep_get_cpus(t.tep);
+	t.shm = s;
+	if (tracecmd_buffer_instances(t.h) > 0) {
+		/*
+		 * Instance buffers: libtracecmd merges the buffers, this
+		 * process decodes them into a single queue.
+		 */
+		struct tracecmd_input *hs[TD_MAX_BUFFERS];
+		int n = 0, nb = tracecmd_buffer_instances(t.h);
+
+		tdp_queues_init(s, 1, 1);
+		atomic_store(&s->ready, 1);
+		hs[n++] = t.h;
+		for (int i = 0; i < nb && n < TD_MAX_BUFFERS; i++) {
+			struct tracecmd_input *ih = tracecmd_buffer_instance_handle(t.h, i);
+
+			if (ih)
+				hs[n++] = ih;
+		}
+		t.info = &info;
+		t.push = td_par_push;
+		t.ring = &s->ring[0];
+		tracecmd_iterate_events_multi(hs, n, td_record, &t);
+		if (t.cb_rc) {
+			while (!evring_room(t.ring) && !atomic_load(&s->abort))
+				usleep(1000);
+			td_par_fail(&t, 0, t.last_ts);
+		} else {
+			evring_finish(t.ring);
+		}
+		_exit(0);
+	}
+	ncpu = (uint32_t)(tracecmd_cpus(t.h) > 0 ? tracecmd_cpus(t.h) : 0);
+	if (ncpu > TDP_MAX_STREAMS)
+		ncpu = TDP_MAX_STREAMS;
+	nr = td_par_readers(ncpu);
+	{
+		struct stat st;
+
+		/*
+		 * A small file is read faster than readers start, and with
+		 * little memory (unless readers or segments are asked for).
+		 */
+		if (!td_segment_setting && !getenv("IMBALANCED_READERS") && !fstat(t.hfd, &st) &&
+		    st.st_size < TD_PAR_SMALL) {
+			nr = 1;
+			t.segment = 0;
+		}
+	}
+	tdp_queues_init(s, ncpu, nr);
+	/* each CPU's first record (the readers' cursors) and the span */
+	for (uint32_t i = 0; i < ncpu; i++) {
+		struct tep_record *r = tracecmd_read_cpu_first(t.h, (int)i);
+
+		s->cursor[i] = r ? r->offset : TDP_CURSOR_DONE;
+		if (r && (!s->first_ts || r->ts < s->first_ts))
+			s->first_ts = r->ts;
+		tracecmd_free_record(r);
+		if (s->cursor[i] == TDP_CURSOR_DONE) {
+			evring_finish(&s->ring[i]);
+			continue;
+		}
+		r = tracecmd_read_cpu_last(t.h, (int)i);
+		if (r && r->ts > s->last_ts)
+			s->last_ts = r->ts;
+		tracecmd_free_record(r);
+	}
+
+	atomic_store(&s->ready, 1);
+	if (nr == 1 && !t.segment)
+		td_par_reader(&t, s, 0, true);
+	for (uint32_t w = 0; w < nr; w++) {
+		pids[w] = td_par_fork(&t, s, w);
+		if (pids[w] < 0) {
+			td_par_abort(s, -errno, "fork: cannot start a reader");
+			break;
+		}
+		running++;
+	}
+	while (running) {
+		int status;
+		pid_t pid = wait(&status);
+		uint32_t w;
+
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (w = 0; w < nr && pids[w] != pid; w++)
+			;
+		if (w == nr)
+			continue;
+		running--;
+		pids[w] = 0;
+		if (WIFEXITED(status) && !WEXITSTATUS(status)) {
+			if (s->slot[1 + w].more && !atomic_load(&s->abort)) {
+				s->slot[1 + w].more = 0;
+				pids[w] = td_par_fork(&t, s, w);
+				if (pids[w] > 0)
+					running++;
+				else
+					td_par_abort(s, -EAGAIN, "fork: cannot start a reader");
+			}
+			continue;
+		}
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+			td_par_abort(s, -EIO, "cannot find a segment's first record again");
+		} else if (WIFEXITED(status) && WEXITSTATUS(status) == 4) {
+			td_par_abort(s, -EIO, "cannot open the file again for a reader");
+		} else {
+			struct td_watch *own = td_watch;
+
+			td_watch = &s->slot[1 + w].watch;
+			rc = td_child_failed(status, s->slot[1 + w].records, -1, err);
+			td_watch = own;
+			if (rc == -ENOTRECOVERABLE)
+				s->show_stderr = 1;
+			td_par_abort(s, rc, err);
+		}
+		for (uint32_t k = 0; k < nr; k++)
+			if (pids[k] > 0)
+				kill(pids[k], SIGKILL);
+	}
+	_exit(0);
+}
+
+/* The coordinator, as the merge sees it: gone when it ended (reaped here). */
+struct td_par_peer {
+	pid_t pid;
+	int status;
+	bool reaped;
+};
+
+static bool td_par_gone(void *arg)
+{
+	struct td_par_peer *p = arg;
+
+	if (!p->reaped && waitpid(p->pid, &p->status, WNOHANG) == p->pid)
+		p->reaped = true;
+	return p->reaped;
+}
+
+int source_tracedat_read(const char *path, imb_event_fn fn, void *ctx,
+			 struct source_info *info, char *err)
+{
+	struct td_par_peer peer = { 0 };
+	struct tdp_result res;
+	struct tdp_shm *s;
+	int rc, status, errfd;
+	bool reaped = false;
+	pid_t pid;
+
+	if (getenv("IMBALANCED_TRACEDAT_SERIAL"))
+		return td_read_serial(path, fn, ctx, info, err);
+	memset(info, 0, sizeof(*info));
+	snprintf(info->format, sizeof(info->format), "trace.dat");
+	rc = td_check_magic(path, err);
+	if (rc)
+		return rc;
+	s = tdp_shm_new();
+	if (!s) {
+		td_err(err, "mmap: %s", strerror(errno));
+		return -ENOMEM;
+	}
+	errfd = memfd_create("imbalanced-reader-stderr", MFD_CLOEXEC);
+	fflush(NULL);
+	pid = td_par_fork_child();
+	if (pid < 0) {
+		rc = -errno;
+		if (errfd >= 0)
+			close(errfd);
+		tdp_shm_free(s);
+		td_err(err, "fork: %s", strerror(-rc));
+		return rc;
+	}
+	if (pid == 0)
+		td_par_coord(path, s, errfd);
+	/* the header, or the coordinator's end */
+	while (!atomic_load(&s->ready)) {
+		struct timespec ts = { 0, 20000000 };
+
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			reaped = true;
+			break;
+		}
+		syscall(SYS_futex, (uint32_t *)&s->ready, FUTEX_WAIT, 0, &ts, NULL, 0);
+	}
+	if (!atomic_load(&s->ready)) {
+		struct td_watch *own = td_watch;
+
+		td_watch = &s->slot[0].watch;
+		rc = td_child_failed(status, 0, errfd, err);
+		td_watch = own;
+		goto out;
+	}
+	if (s->rc) {
+		rc = s->rc;
+		snprintf(err, SOURCE_ERR_LEN, "%s", s->err);
+		goto out;
+	}
+	info->first_ts_ns = s->first_ts;
+	info->last_ts_ns = s->last_ts;
+	peer.pid = pid;
+	rc = tdp_merge(s, fn, ctx, &res, err, td_par_gone, &peer);
+	if (peer.reaped) {
+		reaped = true;
+		status = peer.status;
+	}
+	if (rc < 0) {
+		atomic_store(&s->abort, 1);
+		goto out;
+	}
+	if (!reaped) {
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		reaped = true;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		struct td_watch *own = td_watch;
+
+		td_watch = &s->slot[0].watch;
+		rc = td_child_failed(status, res.events, errfd, err);
+		td_watch = own;
+		goto out;
+	}
+	if (rc == 1 || s->rc) {
+		rc = s->rc ? s->rc : -EIO;
+		snprintf(err, SOURCE_ERR_LEN, "%s", s->err[0] ? s->err : strerror(-rc));
+		if (s->show_stderr)
+			td_show_child_stderr(errfd);
+		goto out;
+	}
+	snprintf(info->clock, sizeof(info->clock), "%s", s->info.clock);
+	info->truncated = s->info.truncated;
+	snprintf(info->warning, sizeof(info->warning), "%s", s->info.warning);
+	info->events = res.events;
+	info->lost_events = res.lost_events;
+	info->nr_cpus = s->cpus > res.max_cpu + 1 ? s->cpus : res.max_cpu + 1;
+	rc = 0;
+	if (info->truncated && !info->events) {
+		td_err(err, "file cut off before any complete event data");
+		rc = -ENODATA;
+	} else if (!res.switches) {
+		td_err(err, "no sched_switch events: record with sched:sched_switch enabled");
+		rc = -ENODATA;
+	}
+out:
+	if (!reaped) {
+		atomic_store(&s->abort, 1);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (errfd >= 0)
+		close(errfd);
+	tdp_shm_free(s);
+	return rc;
 }
