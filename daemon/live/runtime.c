@@ -397,8 +397,10 @@ static int rt_pipeline_new(struct runtime *rt)
 
 /*
  * The STATUS= line systemctl status shows: events, lost events, tasks, the
- * heap the daemon holds and, with the kernel's PELT values in the stream,
- * the engine's error against them for CPU util_avg (median / p95, of 1024).
+ * heap the daemon holds (and of it, the source's reorder buffer, which it
+ * keeps while a backlog lasts) and, with the kernel's PELT values in the
+ * stream, the engine's error against them for CPU util_avg (median / p95,
+ * of 1024).
  */
 static void rt_status_line(const struct runtime *rt, char *buf, size_t len)
 {
@@ -411,6 +413,14 @@ static void rt_status_line(const struct runtime *rt, char *buf, size_t len)
 		     metrics_heap_bytes() >> 10);
 	if (n < 0 || (size_t)n >= len)
 		return;
+	if (rt->src.ops && rt->src.ops->held_bytes) {
+		int k = snprintf(buf + n, len - n, " (reorder %" PRIu64 " KiB)",
+				 rt->src.ops->held_bytes(rt->src.impl) >> 10);
+
+		if (k < 0 || (size_t)k >= len - n)
+			return;
+		n += k;
+	}
 	if (h->samples)
 		snprintf(buf + n, len - n, ", PELT util_avg error vs kernel median %" PRIu64
 			 " p95 %" PRIu64 " of 1024", model_err_quantile(h, 0.5),

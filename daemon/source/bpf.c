@@ -726,6 +726,7 @@ void source_bpf_stats(const struct source_bpf *s, struct source_bpf_stats *st)
 	st->group_paths = s->group_paths;
 	st->group_paths_bad = s->group_paths_bad;
 	st->held = s->nr_held;
+	st->held_bytes = s->cap_held * sizeof(*s->heap);
 	st->nr_cpus = s->nr_cpus;
 	st->lost_cpu = s->lost_cpu;
 	st->attached = s->attached;

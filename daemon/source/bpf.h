@@ -52,6 +52,7 @@ struct source_bpf_stats {
 	uint64_t unreported;		/* switches the kernel did not report, recovered
 					 * from sched_exit_tp (delivered as switches) */
 	uint64_t held;			/* records waiting in the reorder heap now */
+	uint64_t held_bytes;		/* memory the reorder heap holds (its capacity) */
 	uint64_t group_paths;		/* group path records read (not events) */
 	uint64_t group_paths_bad;	/* of those, garbled ones dropped */
 	int nr_cpus;			/* entries of lost_cpu */

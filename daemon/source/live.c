@@ -45,6 +45,14 @@ static void bpf_pelt_hooks(const void *impl, char *buf, size_t len)
 					       SOURCE_BPF_EV(IMB_EV_PELT_SE)), buf, len);
 }
 
+static uint64_t bpf_held_bytes(const void *impl)
+{
+	struct source_bpf_stats st;
+
+	source_bpf_stats(impl, &st);
+	return st.held_bytes;
+}
+
 static void bpf_close(void *impl)
 {
 	source_bpf_close(impl);
@@ -56,6 +64,7 @@ static const struct live_source_ops bpf_ops = {
 	.drain = bpf_drain,
 	.info = bpf_info,
 	.pelt_hooks = bpf_pelt_hooks,
+	.held_bytes = bpf_held_bytes,
 	.close = bpf_close,
 };
 
@@ -92,6 +101,7 @@ static const struct live_source_ops tracefs_ops = {
 	.drain = tracefs_drain,
 	.info = tracefs_info,
 	.pelt_hooks = NULL,	/* the PELT tracepoints have no tracefs event */
+	.held_bytes = NULL,	/* hands events over as it reads them */
 	.close = tracefs_close,
 };
 

@@ -28,6 +28,8 @@
  * @info: events, lost events, format, clock.
  * @pelt_hooks: where the kernel's PELT values come from, in words, into
  *	@buf; NULL for a source without them.
+ * @held_bytes: memory the source holds to put events in time order (it
+ *	keeps it while a backlog lasts); NULL for a source without such a buffer.
  * @close: detach and free; every resource of the source is gone after.
  */
 struct live_source_ops {
@@ -36,6 +38,7 @@ struct live_source_ops {
 	void (*drain)(void *impl, imb_event_fn fn, void *ctx);
 	void (*info)(void *impl, struct source_info *info);
 	void (*pelt_hooks)(const void *impl, char *buf, size_t len);
+	uint64_t (*held_bytes)(const void *impl);
 	void (*close)(void *impl);
 };
 
