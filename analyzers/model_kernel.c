@@ -21,6 +21,15 @@ static void err_add(struct model_err_hist *h, uint64_t engine, uint64_t kernel)
 	h->bucket[d < MODEL_ERR_BUCKETS ? d : MODEL_ERR_BUCKETS]++;
 }
 
+/* The engine's averages @e against the kernel's three at one record. */
+static void err_add_avg(struct model_err_hist *h, const struct pelt_avg *e, uint64_t util,
+			uint64_t runnable, uint64_t load)
+{
+	err_add(&h[MODEL_SIG_UTIL], e->util_avg, util);
+	err_add(&h[MODEL_SIG_RUNNABLE], e->runnable_avg, runnable);
+	err_add(&h[MODEL_SIG_LOAD], e->load_avg, load);
+}
+
 uint64_t model_err_quantile(const struct model_err_hist *h, double q)
 {
 	uint64_t want, seen = 0;
@@ -80,9 +89,7 @@ void model_cpu_compare(struct model *m, struct model_cpu *c)
 	const struct imb_ev_pelt_cfs *k = &c->cmp_k;
 
 	c->cmp_pending = false;
-	err_add(&m->err_cpu[MODEL_SIG_UTIL], c->cfs.avg.util_avg, k->util_avg);
-	err_add(&m->err_cpu[MODEL_SIG_RUNNABLE], c->cfs.avg.runnable_avg, k->runnable_avg);
-	err_add(&m->err_cpu[MODEL_SIG_LOAD], c->cfs.avg.load_avg, k->load_avg);
+	err_add_avg(m->err_cpu, &c->cfs.avg, k->util_avg, k->runnable_avg, k->load_avg);
 }
 
 /*
@@ -176,18 +183,14 @@ static void group_compare(struct model *m, struct model_group *g)
 	g->k_pending = g->k_after = g->kcfs_cmp = false;
 	if (g->kse_cmp) {
 		g->kse_cmp = false;
-		err_add(&m->err_group_se[MODEL_SIG_UTIL], g->se.util_avg, g->kse_avg[MODEL_SIG_UTIL]);
-		err_add(&m->err_group_se[MODEL_SIG_RUNNABLE], g->se.runnable_avg,
-			g->kse_avg[MODEL_SIG_RUNNABLE]);
-		err_add(&m->err_group_se[MODEL_SIG_LOAD], g->se.load_avg, g->kse_avg[MODEL_SIG_LOAD]);
+		err_add_avg(m->err_group_se, &g->se, g->kse_avg[MODEL_SIG_UTIL],
+			    g->kse_avg[MODEL_SIG_RUNNABLE], g->kse_avg[MODEL_SIG_LOAD]);
 	}
 	if (!cfs)
 		return;
 	g->k_compared++;
-	err_add(&m->err_group[MODEL_SIG_UTIL], g->cfs.avg.util_avg, g->k_avg[MODEL_SIG_UTIL]);
-	err_add(&m->err_group[MODEL_SIG_RUNNABLE], g->cfs.avg.runnable_avg,
-		g->k_avg[MODEL_SIG_RUNNABLE]);
-	err_add(&m->err_group[MODEL_SIG_LOAD], g->cfs.avg.load_avg, g->k_avg[MODEL_SIG_LOAD]);
+	err_add_avg(m->err_group, &g->cfs.avg, g->k_avg[MODEL_SIG_UTIL],
+		    g->k_avg[MODEL_SIG_RUNNABLE], g->k_avg[MODEL_SIG_LOAD]);
 	g->k_err[MODEL_SIG_UTIL] = (int64_t)g->cfs.avg.util_avg - (int64_t)g->k_avg[MODEL_SIG_UTIL];
 	g->k_err[MODEL_SIG_RUNNABLE] = (int64_t)g->cfs.avg.runnable_avg -
 				       (int64_t)g->k_avg[MODEL_SIG_RUNNABLE];
@@ -506,9 +509,7 @@ void model_ev_pelt_se(struct model *m, const struct imb_event *ev)
 
 		pelt_se_update(&t->avg, k->last_update_time, model_task_weight(t), on_rq, on_rq,
 			       t->state == MODEL_TASK_RUNNING);
-		err_add(&m->err_task[MODEL_SIG_UTIL], t->avg.util_avg, k->util_avg);
-		err_add(&m->err_task[MODEL_SIG_RUNNABLE], t->avg.runnable_avg, k->runnable_avg);
-		err_add(&m->err_task[MODEL_SIG_LOAD], t->avg.load_avg, k->load_avg);
+		err_add_avg(m->err_task, &t->avg, k->util_avg, k->runnable_avg, k->load_avg);
 	}
 kernel:
 	pelt_from_kernel(&t->kavg, model_task_weight(t), k->last_update_time, k->load_sum, k->runnable_sum,
@@ -551,8 +552,6 @@ void model_ev_pelt_plain(struct model *m, const struct imb_event *ev)
 		    ts - t->first_ns < MODEL_PLAIN_WARMUP_NS || ts - m->t0_ns < MODEL_PLAIN_WARMUP_NS)
 			return;
 		model_task_pelt_update(m, t, ts);
-		err_add(&m->err_task[MODEL_SIG_UTIL], t->avg.util_avg, k->util_avg);
-		err_add(&m->err_task[MODEL_SIG_RUNNABLE], t->avg.runnable_avg, k->runnable_avg);
-		err_add(&m->err_task[MODEL_SIG_LOAD], t->avg.load_avg, k->load_avg);
+		err_add_avg(m->err_task, &t->avg, k->util_avg, k->runnable_avg, k->load_avg);
 	}
 }

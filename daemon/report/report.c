@@ -217,13 +217,7 @@ static void json_run(struct json *j, const struct report_run *r, const struct gr
 		struct pelt_expect e;
 
 		pelt_expect_get(m, &e);
-		json_key(j, "expected_error");
-		json_object_begin(j);
-		json_kv_str(j, "load", e.load);
-		json_kv_str(j, "basis", e.measured ? "this recording" : "reference measurements");
-		json_kv_uint(j, "cpu_util_avg_p95", e.util_p95);
-		json_kv_uint(j, "cpu_runnable_avg_p95", e.runnable_p95);
-		json_object_end(j);
+		window_json_pelt_expect(j, &e);
 	}
 	json_object_end(j);
 

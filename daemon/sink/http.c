@@ -289,15 +289,8 @@ static void json_status_pelt(struct json *j, const struct metrics_pelt *p)
 	json_pelt_sigs(j, "task_signals", p->task);
 	json_pelt_sigs(j, "group_signals", p->group);
 	json_pelt_sigs(j, "group_entity_signals", p->group_se);
-	if (p->expected_load) {
-		json_key(j, "expected_error");
-		json_object_begin(j);
-		json_kv_str(j, "load", p->expected_load);
-		json_kv_str(j, "basis", p->expected_measured ? "this recording" : "reference measurements");
-		json_kv_uint(j, "cpu_util_avg_p95", p->expected_util_p95);
-		json_kv_uint(j, "cpu_runnable_avg_p95", p->expected_runnable_p95);
-		json_object_end(j);
-	}
+	if (p->expected.load)
+		window_json_pelt_expect(j, &p->expected);
 	json_object_end(j);
 }
 

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyzers/pelt_expect.h"
 #include "analyzers/window.h"
 
 struct metrics_finding_count {
@@ -49,10 +50,7 @@ struct metrics_pelt {
 	struct metrics_pelt_sig task[METRICS_PELT_SIGNALS];
 	struct metrics_pelt_sig group[METRICS_PELT_SIGNALS];	/* task groups' run queues */
 	struct metrics_pelt_sig group_se[METRICS_PELT_SIGNALS];	/* task groups' entities */
-	/* the expected error of the CPU signals (analyzers/pelt_expect.h) */
-	const char *expected_load;	/* static string; NULL: not set */
-	bool expected_measured;
-	uint64_t expected_util_p95, expected_runnable_p95;
+	struct pelt_expect expected;	/* expected error of the CPU signals; .load NULL: not set */
 };
 
 /* "util_avg", "runnable_avg", "load_avg" */

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "analyzers/pelt_expect.h"
 #include "snapshot.h"
 
 struct snap_node {
@@ -151,7 +150,6 @@ _Static_assert(METRICS_PELT_SIGNALS == MODEL_SIG__COUNT, "one summary per model 
 void snapshot_set_pelt(struct snapshot *s, const struct model *m)
 {
 	struct metrics_pelt p = { .kernel_reference = m->has_kernel_pelt };
-	struct pelt_expect e;
 
 	/* the quantile walks happen here, outside the lock */
 	for (int i = 0; i < MODEL_SIG__COUNT; i++) {
@@ -160,11 +158,7 @@ void snapshot_set_pelt(struct snapshot *s, const struct model *m)
 		pelt_sig(&p.group[i], &m->err_group[i]);
 		pelt_sig(&p.group_se[i], &m->err_group_se[i]);
 	}
-	pelt_expect_get(m, &e);
-	p.expected_load = e.load;
-	p.expected_measured = e.measured;
-	p.expected_util_p95 = e.util_p95;
-	p.expected_runnable_p95 = e.runnable_p95;
+	pelt_expect_get(m, &p.expected);
 	pthread_mutex_lock(&s->lock);
 	s->st.pelt = p;
 	pthread_mutex_unlock(&s->lock);

@@ -115,3 +115,14 @@ void window_json_finding(struct json *j, const struct imb_finding *f)
 	json_kv_bool(j, "open", f->open);
 	json_object_end(j);
 }
+
+void window_json_pelt_expect(struct json *j, const struct pelt_expect *e)
+{
+	json_key(j, "expected_error");
+	json_object_begin(j);
+	json_kv_str(j, "load", e->load);
+	json_kv_str(j, "basis", e->measured ? "this recording" : "reference measurements");
+	json_kv_uint(j, "cpu_util_avg_p95", e->util_p95);
+	json_kv_uint(j, "cpu_runnable_avg_p95", e->runnable_p95);
+	json_object_end(j);
+}

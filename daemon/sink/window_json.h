@@ -5,6 +5,7 @@
 #ifndef IMB_WINDOW_JSON_H
 #define IMB_WINDOW_JSON_H
 
+#include "analyzers/pelt_expect.h"
 #include "analyzers/window.h"
 #include "daemon/sink/json.h"
 
@@ -16,6 +17,8 @@ void window_json_cpu(struct json *j, const struct imb_cpu_sample *c);
 void window_json_task(struct json *j, const struct imb_task_sample *t);
 /** window_json_job - a job row as one object */
 void window_json_job(struct json *j, const struct imb_job_sample *b);
+/** window_json_pelt_expect - "expected_error": the expected PELT error (pelt_expect.h) */
+void window_json_pelt_expect(struct json *j, const struct pelt_expect *e);
 /** window_json_finding - a finding as one object (evidence inline) */
 void window_json_finding(struct json *j, const struct imb_finding *f);
 
