@@ -154,8 +154,14 @@ if [ -n "$ag" ]; then
 		       .runnable_avg_error != null)] | length > 0' "$T/hogs.json" >/dev/null
 	ok $? "analyze: groups has the hogs' $ag with kernel values, engine values and errors"
 	"$IMB" analyze "$T/hogs.events.gz" >"$T/hogs.txt" 2>/dev/null
+	# the group's label stands on its first CPU's row only: any of its CPU
+	# rows (the first may hold only the seed) has kernel / engine (error)
 	grep -q '^PELT per CPU at the end' "$T/hogs.txt" &&
-		grep -E -q "^  $ag +[0-9]+ +[0-9]+ / [0-9]+ \([+-][0-9]+\)" "$T/hogs.txt"
+		awk -v ag="$ag" '
+			$1 == ag { in_g = 1; $1 = "" }
+			in_g && $0 !~ /^   +[0-9]/ && $1 != "" && $1 != ag { in_g = 0 }
+			in_g && $0 ~ /[0-9]+ \/ [0-9]+ \([+-][0-9]+\)/ { found = 1 }
+			END { exit !found }' "$T/hogs.txt"
 	ok $? "analyze (text): per CPU, and the $ag group's kernel / engine (error) per CPU"
 else
 	ok 0 "# SKIP autogroups are off (no /proc/self/autogroup)"
