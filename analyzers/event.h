@@ -61,7 +61,7 @@ struct imb_ev_switch {
 	int32_t next_pid;
 	int32_t next_tgid;		/* 0: unknown */
 	int32_t next_prio;
-	uint32_t pad;
+	uint32_t prev_delayed;		/* 1: prev blocked but stays queued (delayed dequeue), 0: no or unknown */
 	uint64_t next_cgroup;		/* cgroup id of next, 0: unknown */
 	uint64_t next_group;		/* next's task group (IMB_TG_*), 0: unknown */
 	char prev_comm[IMB_COMM_LEN];
@@ -75,6 +75,7 @@ struct imb_ev_wakeup {
 	int32_t prio;
 	int32_t target_cpu;
 	char comm[IMB_COMM_LEN];
+	uint32_t delayed;		/* waking: 1 when the task's dequeue was delayed (requeued in place) */
 };
 
 struct imb_ev_migrate {

@@ -37,6 +37,7 @@ static const struct field f_switch[] = {
 	{ "next_comm", F_COMM, EV(sw.next_comm) },
 	{ "next_cgroup", F_U64, EV(sw.next_cgroup) },
 	{ "next_group", F_U64, EV(sw.next_group) },
+	{ "prev_delayed", F_U32, EV(sw.prev_delayed) },
 	{ NULL, 0, 0 },
 };
 
@@ -46,6 +47,7 @@ static const struct field f_wakeup[] = {
 	{ "prio", F_I32, EV(wakeup.prio) },
 	{ "target_cpu", F_I32, EV(wakeup.target_cpu) },
 	{ "comm", F_COMM, EV(wakeup.comm) },
+	{ "delayed", F_U32, EV(wakeup.delayed) },
 	{ NULL, 0, 0 },
 };
 

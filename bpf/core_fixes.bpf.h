@@ -130,6 +130,18 @@ static __always_inline int imb_cfs_vsums(struct cfs_rq *cfs_rq, s64 *sum_w, u64 
 	return 0;
 }
 
+/*
+ * 6.12 (EEVDF's delayed dequeue, "sched/fair: Implement delayed dequeue"):
+ * a task that blocks while not eligible stays queued with se.sched_delayed
+ * set until it is picked or woken.  Older kernels dequeue at once: 0.
+ */
+static __always_inline unsigned int imb_se_delayed(struct sched_entity *se)
+{
+	if (bpf_core_field_exists(se->sched_delayed))
+		return BPF_CORE_READ(se, sched_delayed);
+	return 0;
+}
+
 /* The raw task state word (state before 5.14, __state since). */
 static __always_inline unsigned int imb_task_state(struct task_struct *p)
 {

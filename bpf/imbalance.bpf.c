@@ -454,7 +454,7 @@ static __always_inline void imb_switch_tasks(struct imb_w_switch *r, struct task
 	r->prev_prio = prev->prio;
 	r->prev_exit_state = prev->exit_state;
 	__builtin_memcpy(r->prev_comm, prev->comm, sizeof(r->prev_comm));
-	r->pad = 0;
+	r->prev_delayed = imb_se_delayed(&prev->se);
 	r->next_pid = next->pid;
 	r->next_tgid = next->tgid;
 	r->next_prio = next->prio;
@@ -471,6 +471,7 @@ static __always_inline void imb_switch_prev_probe(struct imb_w_switch *r, struct
 	r->prev_tgid = BPF_CORE_READ(prev, tgid);
 	r->prev_prio = BPF_CORE_READ(prev, prio);
 	r->prev_exit_state = BPF_CORE_READ(prev, exit_state);
+	r->prev_delayed = imb_se_delayed(&prev->se);
 	BPF_CORE_READ_STR_INTO(&r->prev_comm, prev, comm);
 }
 
@@ -575,6 +576,21 @@ SEC("tp_btf/sched_wakeup")
 int BPF_PROG(imb_wakeup, struct task_struct *p)
 {
 	return imb_wakeup_emit(p, IMB_W_WAKEUP);
+}
+
+/*
+ * sched_waking of a task whose dequeue was delayed: the wake-up requeues it
+ * in place (only its own run queue is updated, the levels above just count
+ * it runnable again), where any other wake-up enqueues it through the whole
+ * hierarchy.  Only these are written; the flag is cleared by the time
+ * sched_wakeup fires.
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(imb_waking, struct task_struct *p)
+{
+	if (!imb_se_delayed(&p->se))
+		return 0;
+	return imb_wakeup_emit(p, IMB_W_WAKING);
 }
 
 SEC("tp_btf/sched_wakeup_new")

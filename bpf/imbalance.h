@@ -29,6 +29,7 @@ enum imb_wire_kind {
 	IMB_W_NUMA_SWAP,
 	IMB_W_NUMA_STICK,
 	IMB_W_GROUP_PATH,
+	IMB_W_WAKING,		/* sched_waking of a task whose dequeue was delayed */
 	IMB_W__COUNT
 };
 
@@ -72,7 +73,7 @@ struct imb_w_switch {
 	__u32 next_pid, next_tgid, next_prio;
 	__u32 preempt;		/* 1: prev was preempted */
 	__u32 prev_exit_state;	/* prev->exit_state (EXIT_ZOMBIE, EXIT_DEAD) */
-	__u32 pad;
+	__u32 prev_delayed;	/* 1: prev blocked but stays queued (se.sched_delayed) */
 	__u32 synthetic;	/* 1: switch the kernel did not report, seen at sched_exit_tp */
 	__u32 pad2;
 	__u64 next_cgroup;	/* next->cgroups->dfl_cgrp->kn->id */

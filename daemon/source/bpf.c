@@ -328,6 +328,7 @@ static int wire_switch(struct source_bpf *s, const struct imb_wire_hdr *h, const
 	ev->sw.next_prio = (int32_t)w.next_prio;
 	ev->sw.next_cgroup = w.next_cgroup;
 	ev->sw.next_group = w.next_group;
+	ev->sw.prev_delayed = w.prev_delayed ? 1 : 0;
 	imb_comm_copy(ev->sw.prev_comm, w.prev_comm, sizeof(w.prev_comm));
 	imb_comm_copy(ev->sw.next_comm, w.next_comm, sizeof(w.next_comm));
 	return 1;
@@ -339,8 +340,10 @@ static int wire_wakeup(struct source_bpf *s, const struct imb_wire_hdr *h, const
 	struct imb_event *ev;
 	WIRE_BODY(struct imb_w_wakeup, w);
 
-	if (!(ev = event_begin(s, h, h->kind == IMB_W_WAKEUP ? IMB_EV_WAKEUP : IMB_EV_WAKEUP_NEW)))
+	if (!(ev = event_begin(s, h, h->kind == IMB_W_WAKEUP ? IMB_EV_WAKEUP :
+				      h->kind == IMB_W_WAKING ? IMB_EV_WAKING : IMB_EV_WAKEUP_NEW)))
 		return -ENOMEM;
+	ev->wakeup.delayed = h->kind == IMB_W_WAKING;
 	ev->wakeup.pid = (int32_t)w.pid;
 	ev->wakeup.tgid = (int32_t)w.tgid;
 	ev->wakeup.prio = (int32_t)w.prio;
@@ -528,6 +531,7 @@ static int record_convert(struct source_bpf *s, const void *data, size_t size)
 		break;
 	case IMB_W_WAKEUP:
 	case IMB_W_WAKEUP_NEW:
+	case IMB_W_WAKING:
 		rc = wire_wakeup(s, &h, data, size);
 		break;
 	case IMB_W_MIGRATE:
@@ -815,6 +819,7 @@ static const struct {
 	{ "imb_pelt_se", "pelt_se_tp", IMB_EV_PELT_SE, IMB_W_PELT_SE, false },
 	{ "imb_wakeup", "sched_wakeup", IMB_EV_WAKEUP, IMB_W_WAKEUP, false },
 	{ "imb_wakeup_new", "sched_wakeup_new", IMB_EV_WAKEUP_NEW, IMB_W_WAKEUP_NEW, false },
+	{ "imb_waking", "sched_waking", IMB_EV_WAKING, IMB_W_WAKING, false },
 	{ "imb_migrate", "sched_migrate_task", IMB_EV_MIGRATE, IMB_W_MIGRATE, false },
 	{ "imb_fork", "sched_process_fork", IMB_EV_FORK, IMB_W_FORK, false },
 	{ "imb_exit", "sched_process_exit", IMB_EV_EXIT, IMB_W_EXIT, false },

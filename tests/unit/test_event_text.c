@@ -69,6 +69,8 @@ static void random_event(struct imb_event *e)
 		e->sw.next_tgid = (int32_t)rval();
 		e->sw.next_prio = (int32_t)rval();
 		e->sw.next_cgroup = rval();
+		e->sw.next_group = rval();
+		e->sw.prev_delayed = (uint32_t)rval();
 		rcomm(e->sw.prev_comm);
 		rcomm(e->sw.next_comm);
 		break;
@@ -79,6 +81,7 @@ static void random_event(struct imb_event *e)
 		e->wakeup.tgid = (int32_t)rval();
 		e->wakeup.prio = (int32_t)rval();
 		e->wakeup.target_cpu = (int32_t)rval();
+		e->wakeup.delayed = (uint32_t)rval();
 		rcomm(e->wakeup.comm);
 		break;
 	case IMB_EV_MIGRATE:
