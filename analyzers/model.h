@@ -73,6 +73,9 @@ struct model_task {
 	bool fair;			/* a CFS task (prio >= 100) */
 	bool exited;			/* sched_process_exit seen */
 	bool attach_pending;		/* removed at a wake-up migration: attach as is at the enqueue */
+	bool delayed;			/* blocked, but the kernel keeps it queued (delayed dequeue) */
+	bool requeue;			/* delayed, and a wake-up started: it requeues in place */
+	uint64_t delayed_group;		/* the group it was queued in when it blocked */
 
 	uint64_t first_ns;		/* first event naming the task */
 	uint64_t last_ns;		/* last event naming the task */
@@ -104,6 +107,7 @@ struct model_cpu {
 	int32_t curr;			/* pid running, 0 idle, -1 unknown */
 	uint32_t nr_queued;		/* fair tasks queued incl. curr */
 	uint32_t nr_running;		/* all tasks queued incl. curr */
+	uint32_t nr_delayed;		/* tasks blocked here whose dequeue the kernel delayed */
 	uint64_t weight;		/* sum of se weights (scaled down) of queued fair tasks */
 	uint64_t root_weight;		/* root cfs_rq load.weight: root tasks + group shares */
 	uint32_t capacity;		/* 1024 unless known */
@@ -124,6 +128,9 @@ struct model_cpu {
 	bool cmp_pending;		/* a kernel sample waits to be compared */
 	uint64_t cmp_ns;		/* its event time */
 	struct imb_ev_pelt_cfs cmp_k;	/* its values */
+	bool tent;			/* a compared sample not yet counted (model_cpu_compare()) */
+	uint64_t tent_lut;		/* its kernel update instant */
+	uint64_t tent_e[MODEL_SIG__COUNT], tent_k[MODEL_SIG__COUNT];	/* engine, kernel */
 
 	uint64_t busy_ns, win_busy_ns;	/* time with a task running */
 	uint64_t last_ns;		/* last accounting instant */
@@ -138,6 +145,7 @@ struct model_group {
 	int cpu;
 	uint32_t nr_queued;		/* entities queued on its run queue */
 	uint32_t h_nr_runnable;		/* runnable tasks below it */
+	uint32_t se_runnable;		/* its entity's runnable weight: h_nr_runnable at the last walk */
 	uint64_t weight;		/* load.weight of its run queue */
 	uint32_t nr_tasks;		/* tasks whose averages or counts are here */
 	uint32_t nr_children;		/* child groups in the table */

@@ -147,8 +147,89 @@ void model_task_pelt_update(struct model *m, struct model_task *t, uint64_t ts)
 		return;
 	c = &m->cpus[t->cpu];
 	on_rq = t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED;
-	pelt_se_update(&t->avg, pelt_now(c, ts), model_task_weight(t), on_rq, on_rq,
+	/* a delayed task still weighs on its run queue, but is not runnable */
+	pelt_se_update(&t->avg, pelt_now(c, ts), model_task_weight(t), on_rq || t->delayed, on_rq,
 		       t->state == MODEL_TASK_RUNNING);
+}
+
+/*
+ * EEVDF's delayed dequeue (6.12+; the BPF source says which blocking
+ * switches it hit): a task that blocks while not eligible stays queued,
+ * but stops counting as runnable at every level at once (set_delayed()),
+ * and only its own run queue is updated before that.  The levels above
+ * are updated later (put_prev_entity() at this switch, or a tick) and
+ * integrate the time since their last update with the lowered count, so
+ * the model does the same: its own level first, then the others without
+ * it.  The blocked task then leaves the model's counts as any other.
+ */
+static void task_delay(struct model *m, struct model_task *t, struct model_cpu *c, uint64_t ts)
+{
+	uint64_t id = m->has_groups ? t->q_group : 0;
+
+	model_task_pelt_update(m, t, ts);
+	model_level_update(m, c->cpu, id, pelt_now(c, ts));
+	model_chain_runnable(m, c->cpu, id, -1, false);
+	if (c->nr_queued)
+		c->nr_queued--;
+	task_path_update(m, t, c->cpu, ts);
+	model_chain_runnable(m, c->cpu, id, 1, false);
+	c->nr_queued++;
+	t->delayed = true;
+	t->requeue = false;
+	t->delayed_group = id;
+	c->nr_delayed++;
+}
+
+/*
+ * The end of a delay at PELT time @now.  A delayed task is finally
+ * dequeued when the scheduler picks it (no event says when; its own
+ * entity's update is traced, or the CPU goes idle), and then every level
+ * above its run queue is updated while counting it runnable once more
+ * (clear_delayed() runs before the walk up, which takes it off again):
+ * with @walk, do that update.  A wake-up that requeues it (requeue) or a
+ * migration ends it without.
+ */
+void model_task_delay_end(struct model *m, struct model_task *t, uint64_t now, bool walk)
+{
+	struct model_group *g;
+	struct model_cpu *c;
+
+	if (!t->delayed)
+		return;
+	t->delayed = false;
+	t->requeue = false;
+	if (t->cpu < 0 || t->cpu >= m->nr_cpus)
+		return;
+	c = &m->cpus[t->cpu];
+	if (c->nr_delayed)
+		c->nr_delayed--;
+	if (!walk || !t->delayed_group || !(g = model_group_find(m, t->cpu, t->delayed_group)))
+		return;
+	model_chain_runnable(m, t->cpu, g->parent_id, 1, false);
+	c->nr_queued++;
+	model_path_update(m, t->cpu, g->id, now);
+	model_chain_runnable(m, t->cpu, g->parent_id, -1, false);
+	c->nr_queued--;
+	model_chain_runnable(m, t->cpu, g->id, 0, true);	/* the walk's se_update_runnable() */
+}
+
+/* The CPU goes idle: the pick took every delayed task there off (at @ts). */
+static void cpu_end_delays(struct model *m, struct model_cpu *c, uint64_t ts)
+{
+	uint32_t left = 0;
+
+	if (!c->nr_delayed)
+		return;
+	for (size_t i = 0; i < m->nr_tasks; i++) {
+		struct model_task *t = &m->tasks[i];
+
+		if (t->delayed && t->cpu == c->cpu) {
+			model_task_delay_end(m, t, pelt_now(c, ts), true);
+			left++;
+		}
+	}
+	(void)left;
+	c->nr_delayed = 0;
 }
 
 /* Take a queued/running task off its CPU's counts (no PELT change). */
@@ -167,7 +248,7 @@ static void cpu_unqueue(struct model *m, struct model_task *t)
 		if (c->nr_queued)
 			c->nr_queued--;
 		c->weight = c->weight > model_task_weight(t) ? c->weight - model_task_weight(t) : 0;
-		model_chain_dequeue(m, t->cpu, t->q_group, model_task_weight(t));
+		model_chain_dequeue(m, t->cpu, t->q_group, model_task_weight(t), !t->delayed);
 		t->q_group = 0;
 	}
 	if (c->curr == t->pid) {
@@ -176,7 +257,8 @@ static void cpu_unqueue(struct model *m, struct model_task *t)
 	}
 }
 
-static void cpu_enqueue(struct model *m, struct model_task *t)
+/* Count a task queued on its CPU; @walk: see model_chain_enqueue(). */
+static void cpu_enqueue_counts(struct model *m, struct model_task *t, bool walk)
 {
 	struct model_cpu *c = &m->cpus[t->cpu];
 
@@ -185,8 +267,13 @@ static void cpu_enqueue(struct model *m, struct model_task *t)
 		c->nr_queued++;
 		c->weight += model_task_weight(t);
 		t->q_group = model_task_place(m, t, t->cpu);
-		model_chain_enqueue(m, t->cpu, t->q_group, model_task_weight(t));
+		model_chain_enqueue(m, t->cpu, t->q_group, model_task_weight(t), walk);
 	}
+}
+
+static void cpu_enqueue(struct model *m, struct model_task *t)
+{
+	cpu_enqueue_counts(m, t, true);
 }
 
 /*
@@ -316,6 +403,28 @@ static const struct pelt_cfs *post_init_cfs(struct model *m, const struct model_
 }
 
 /*
+ * A wake-up of a task still queued by a delayed dequeue (requeue_delayed_
+ * entity()): its own run queue (group @id) is updated without it, then it
+ * counts as runnable again at every level; nothing above is updated, so
+ * their next update counts it over all the time since their last one.
+ */
+static void task_requeue(struct model *m, struct model_task *t, struct model_cpu *c, uint64_t id,
+			 uint64_t ts)
+{
+	t->delayed = true;		/* its entity's update: still weighing, not runnable */
+	model_task_pelt_update(m, t, ts);
+	t->delayed = false;
+	model_level_update(m, c->cpu, m->has_groups ? id : 0, pelt_now(c, ts));
+	task_account(t, ts);
+	t->state = MODEL_TASK_QUEUED;
+	t->state_ns = ts;
+	t->runnable_since_ns = ts;
+	cpu_enqueue_counts(m, t, false);
+	if (c->curr <= 0)
+		cpu_set_curr(m, c, t, ts);
+}
+
+/*
  * Put task @t on CPU @cpu as queued at @ts (wake-up, new task, migration
  * in); if the CPU is idle it starts running at once.
  */
@@ -328,6 +437,16 @@ static void task_enqueue(struct model *m, struct model_task *t, int cpu, uint64_
 	c = &m->cpus[cpu];
 	model_cpu_account(c, ts);
 	m->fresh_pid = 0;
+	if (t->delayed) {
+		bool requeue = t->requeue && t->cpu == cpu && t->state == MODEL_TASK_SLEEPING;
+		uint64_t id = t->delayed_group;
+
+		model_task_delay_end(m, t, pelt_now(c, ts), false);
+		if (requeue) {
+			task_requeue(m, t, c, id, ts);
+			return;
+		}
+	}
 	if (fresh && !t->pelt_valid && t->fair) {
 		/*
 		 * post_init_entity_util_avg() reads the run queue's util as of
@@ -385,6 +504,7 @@ static void task_enqueue(struct model *m, struct model_task *t, int cpu, uint64_
 /* The task is gone: remove its contribution, as remove_entity_load_avg(). */
 static void task_kill(struct model *m, struct model_task *t, uint64_t ts)
 {
+	model_task_delay_end(m, t, 0, false);
 	task_account(t, ts);
 	if (t->fair && t->pelt_valid && !t->attach_pending && t->cpu >= 0 && t->cpu < m->nr_cpus)
 		task_remove_avg(m, t);
@@ -409,6 +529,14 @@ static void task_queue_here(struct model *m, struct model_task *t, int cpu, uint
 
 	if (queued && t->cpu == cpu)
 		return;
+	model_task_delay_end(m, t, 0, false);
+	/*
+	 * Asleep in the model: the trace lacks its wake-up (BPF skips a
+	 * program that would nest in another on the same CPU).  Its entity
+	 * decays as asleep up to now, not as runnable since it blocked.
+	 */
+	if (!queued)
+		model_task_pelt_update(m, t, ts);
 	task_account(t, ts);
 	if (t->attach_pending && !queued) {
 		/* removed at a wake-up migration whose wake-up the trace lacks */
@@ -446,7 +574,7 @@ void model_task_exit_autogroup(struct model *m, struct model_task *t, int cpu, u
 	if (!m->has_groups || !t->fair || !(old & IMB_TG_AUTOGROUP) || t->cpu != cpu)
 		return;
 	if (queued) {
-		model_chain_dequeue(m, cpu, t->q_group, model_task_weight(t));
+		model_chain_dequeue(m, cpu, t->q_group, model_task_weight(t), true);
 		t->q_group = 0;
 	}
 	if (t->pelt_valid && t->att_group)
@@ -458,7 +586,7 @@ void model_task_exit_autogroup(struct model *m, struct model_task *t, int cpu, u
 		model_task_set_att(m, t, 0);
 	}
 	if (queued)
-		model_chain_enqueue(m, cpu, 0, model_task_weight(t));
+		model_chain_enqueue(m, cpu, 0, model_task_weight(t), true);
 }
 
 /* A switch's prev leaves the CPU: still queued (R, R+), or blocked and dequeued. */
@@ -554,7 +682,7 @@ static void ev_switch(struct model *m, const struct imb_event *ev)
 {
 	const struct imb_ev_switch *s = &ev->sw;
 	uint64_t ts = ev->ts_ns;
-	struct model_task *prev = NULL;
+	struct model_task *prev = NULL, *pt;
 	struct model_cpu *c;
 
 	if (model_cpu_grow(m, ev->cpu))
@@ -564,7 +692,15 @@ static void ev_switch(struct model *m, const struct imb_event *ev)
 	if (s->next_group && s->next_pid > 0)
 		m->has_groups = true;
 	/* put_prev / set_next: update_load_avg() on both tasks' paths */
-	task_path_update(m, s->prev_pid > 0 ? model_task_find(m, s->prev_pid) : NULL, ev->cpu, ts);
+	pt = s->prev_pid > 0 ? model_task_find(m, s->prev_pid) : NULL;
+	if (model_pid_is_idle(s->next_pid))
+		cpu_end_delays(m, c, ts);
+	if (pt && s->prev_delayed && pt->fair && pt->state == MODEL_TASK_RUNNING && pt->cpu == c->cpu &&
+	    c->curr == pt->pid && !model_pid_is_idle(s->next_pid) &&
+	    s->prev_state != IMB_STATE_RUNNING && s->prev_state != IMB_STATE_PREEMPTED)
+		task_delay(m, pt, c, ts);
+	else
+		task_path_update(m, pt, ev->cpu, ts);
 	if (s->next_pid > 0 && m->has_groups)
 		task_path_update(m, model_task_find(m, s->next_pid), ev->cpu, ts);
 
@@ -611,6 +747,7 @@ static void ev_migrate(struct model *m, const struct imb_event *ev)
 	if (!t || model_cpu_grow(m, mg->dest_cpu) || model_cpu_grow(m, mg->orig_cpu))
 		return;
 	model_task_note(t, mg->comm, mg->prio, ts);
+	model_task_delay_end(m, t, 0, false);
 	t->migrations++;
 	t->win_migrations++;
 	t->win_seen = true;
@@ -776,6 +913,14 @@ static void event_apply(struct model *m, const struct imb_event *ev)
 	case IMB_EV_WAKEUP_NEW:
 		ev_wakeup(m, ev, true);
 		break;
+	case IMB_EV_WAKING:
+		if (ev->wakeup.delayed) {
+			struct model_task *t = model_task_find(m, ev->wakeup.pid);
+
+			if (t && t->delayed)
+				t->requeue = true;
+		}
+		break;
 	case IMB_EV_MIGRATE:
 		ev_migrate(m, ev);
 		break;
@@ -809,7 +954,7 @@ static void event_apply(struct model *m, const struct imb_event *ev)
 		m->win_lost += ev->lost.count ? ev->lost.count : 1;
 		break;
 	default:
-		break;		/* waking, NUMA: read by the analyzers */
+		break;		/* NUMA: read by the analyzers */
 	}
 }
 
@@ -828,14 +973,20 @@ static const struct imb_event *event_prepare(struct model *m, const struct imb_e
 		ev = e;
 	}
 	if (m->opts.plain_events &&
-	    ((ev->flags & IMB_EVF_RQ_CLOCKS) || (ev->kind == IMB_EV_SWITCH && ev->sw.next_group))) {
+	    ((ev->flags & IMB_EVF_RQ_CLOCKS) ||
+	     (ev->kind == IMB_EV_SWITCH && (ev->sw.next_group || ev->sw.prev_delayed)) ||
+	     (ev->kind == IMB_EV_WAKING && ev->wakeup.delayed))) {
 		if (ev != e) {
 			*e = *ev;
 			ev = e;
 		}
 		e->flags &= ~IMB_EVF_RQ_CLOCKS;
-		if (e->kind == IMB_EV_SWITCH)
+		if (e->kind == IMB_EV_SWITCH) {
 			e->sw.next_group = 0;
+			e->sw.prev_delayed = 0;
+		}
+		if (e->kind == IMB_EV_WAKING)
+			e->wakeup.delayed = 0;
 	}
 	return ev;
 }
@@ -886,9 +1037,11 @@ void model_advance(struct model *m, uint64_t now_ns)
 {
 	if (now_ns < m->now_ns)
 		now_ns = m->now_ns;
-	for (int i = 0; i < m->nr_cpus; i++)
+	for (int i = 0; i < m->nr_cpus; i++) {
 		if (m->cpus[i].cmp_pending)
 			model_cpu_compare(m, &m->cpus[i]);
+		model_cpu_commit(m, &m->cpus[i]);
+	}
 	for (int i = 0; i < m->nr_cpus; i++) {
 		model_cpu_account(&m->cpus[i], now_ns);
 		model_cpu_pelt_update(&m->cpus[i], now_ns);

@@ -219,8 +219,13 @@ void model_group_mark_propagate(struct model *m, int cpu, uint64_t id)
 		g->propagate = true;
 }
 
-/* Account one queued entity of weight @w on group @id's run queue (or the root). */
-void model_chain_enqueue(struct model *m, int cpu, uint64_t id, unsigned long w)
+/*
+ * Account one queued entity of weight @w on group @id's run queue (or the
+ * root).  @walk: the kernel walks the hierarchy for it (an enqueue), so
+ * each group entity's runnable weight takes its run queue's new count
+ * (se_update_runnable()); without, the entities keep their old weight.
+ */
+void model_chain_enqueue(struct model *m, int cpu, uint64_t id, unsigned long w, bool walk)
 {
 	bool level = true;
 
@@ -230,6 +235,8 @@ void model_chain_enqueue(struct model *m, int cpu, uint64_t id, unsigned long w)
 		if (!g)
 			break;
 		g->h_nr_runnable++;
+		if (walk)
+			g->se_runnable = g->h_nr_runnable;
 		if (level) {
 			g->nr_queued++;
 			g->weight += w;
@@ -242,7 +249,8 @@ void model_chain_enqueue(struct model *m, int cpu, uint64_t id, unsigned long w)
 		m->cpus[cpu].root_weight += w;
 }
 
-void model_chain_dequeue(struct model *m, int cpu, uint64_t id, unsigned long w)
+/* Take one queued entity off (see model_chain_enqueue()). */
+void model_chain_dequeue(struct model *m, int cpu, uint64_t id, unsigned long w, bool walk)
 {
 	bool level = true;
 	struct model_cpu *c = &m->cpus[cpu];
@@ -254,6 +262,8 @@ void model_chain_dequeue(struct model *m, int cpu, uint64_t id, unsigned long w)
 			break;
 		if (g->h_nr_runnable)
 			g->h_nr_runnable--;
+		if (walk)
+			g->se_runnable = g->h_nr_runnable;
 		if (level) {
 			if (g->nr_queued)
 				g->nr_queued--;
@@ -448,7 +458,8 @@ static void group_reweight(struct model *m, struct model_group *g, struct pelt_c
 /*
  * update_load_avg(parent, group se, UPDATE_TG) after the group's own run
  * queue update: the entity's own accumulation (on_rq while anything is
- * queued in it, runnable weight h_nr_runnable, running while one of its
+ * queued in it, runnable weight its run queue's h_nr_runnable as of the
+ * last walk through it (se->runnable_weight), running while one of its
  * tasks runs), the parent's, then the propagation and, the first time,
  * the attach.
  */
@@ -460,7 +471,7 @@ static void group_se_update(struct model *m, struct model_group *g, uint64_t now
 	bool curr = model_group_is_curr(m, c, g);
 
 	if (g->se_attached && now >= g->se.last_update_time)
-		pelt_se_update(&g->se, now, g->shares, g->nr_queued > 0, (int)g->h_nr_runnable, curr);
+		pelt_se_update(&g->se, now, g->shares, g->nr_queued > 0, (int)g->se_runnable, curr);
 	if (pg)
 		group_cfs_update(m, pg, now);
 	else
@@ -480,6 +491,39 @@ static void group_se_update(struct model *m, struct model_group *g, uint64_t now
 		g->cfs.prop_runnable_sum = 0;
 	}
 	group_reweight(m, g, pcfs);
+}
+
+/*
+ * Add @d to h_nr_runnable of group @id on @cpu and of its ancestors, with
+ * no walk (set_delayed(), clear_delayed()), or with @d 0 and @walk the
+ * runnable weights of their entities refreshed (a walk that changed no
+ * count).
+ */
+void model_chain_runnable(struct model *m, int cpu, uint64_t id, int d, bool walk)
+{
+	for (int depth = 0; id && depth < 32; depth++) {
+		struct model_group *g = model_group_find(m, cpu, id);
+
+		if (!g)
+			break;
+		if (d > 0 || g->h_nr_runnable >= (uint32_t)-d)
+			g->h_nr_runnable += (uint32_t)d;
+		if (walk)
+			g->se_runnable = g->h_nr_runnable;
+		id = g->parent_id;
+	}
+}
+
+/* update_cfs_rq_load_avg() of group @id's run queue alone (0: the root). */
+void model_level_update(struct model *m, int cpu, uint64_t id, uint64_t now)
+{
+	struct model_group *g = id ? model_group_find(m, cpu, id) : NULL;
+	struct model_cpu *c = &m->cpus[cpu];
+
+	if (g)
+		group_cfs_update(m, g, now);
+	else
+		model_rq_pelt_update(&c->cfs, now, c->root_weight, c->nr_queued, c->curr > 0 && c->fair_curr);
 }
 
 /* Update group @id on @cpu and its ancestors bottom-up, then the root. */

@@ -30,8 +30,9 @@ void model_task_note(struct model_task *t, const char *comm, int prio, uint64_t 
 void model_task_set_tgid(struct model *m, struct model_task *t, int32_t tgid);
 
 /* model_groups.c */
-void model_chain_dequeue(struct model *m, int cpu, uint64_t id, unsigned long w);
-void model_chain_enqueue(struct model *m, int cpu, uint64_t id, unsigned long w);
+void model_chain_dequeue(struct model *m, int cpu, uint64_t id, unsigned long w, bool walk);
+void model_chain_enqueue(struct model *m, int cpu, uint64_t id, unsigned long w, bool walk);
+void model_chain_runnable(struct model *m, int cpu, uint64_t id, int d, bool walk);
 struct pelt_cfs *model_group_cfs(struct model *m, int cpu, uint64_t id);
 int model_group_evict_idle(struct model *m);
 struct model_group *model_group_get(struct model *m, int cpu, uint64_t id, uint64_t parent_id,
@@ -39,6 +40,7 @@ struct model_group *model_group_get(struct model *m, int cpu, uint64_t id, uint6
 bool model_group_is_curr(const struct model *m, const struct model_cpu *c,
 		const struct model_group *g);
 void model_group_mark_propagate(struct model *m, int cpu, uint64_t id);
+void model_level_update(struct model *m, int cpu, uint64_t id, uint64_t now);
 void model_path_update(struct model *m, int cpu, uint64_t id, uint64_t now);
 void model_rq_pelt_update(struct pelt_cfs *cfs, uint64_t now, unsigned long weight_sum,
 		unsigned int h_nr_runnable, int curr);
@@ -52,10 +54,12 @@ void model_cpu_offset_bound(struct model_cpu *c, int64_t bound, uint64_t ts);
 void model_cpu_pelt_update(struct model_cpu *c, uint64_t ts);
 void model_task_exit_autogroup(struct model *m, struct model_task *t, int cpu, uint64_t ts);
 void model_task_pelt_update(struct model *m, struct model_task *t, uint64_t ts);
+void model_task_delay_end(struct model *m, struct model_task *t, uint64_t now, bool walk);
 unsigned long model_task_weight(const struct model_task *t);
 
 /* model_kernel.c */
 void model_cpu_compare(struct model *m, struct model_cpu *c);
+void model_cpu_commit(struct model *m, struct model_cpu *c);
 int model_cpu_compare_pending(struct model *m, const struct imb_event *ev);
 void model_ev_pelt_cfs(struct model *m, const struct imb_event *ev);
 void model_ev_pelt_plain(struct model *m, const struct imb_event *ev);

@@ -89,7 +89,33 @@ void model_cpu_compare(struct model *m, struct model_cpu *c)
 	const struct imb_ev_pelt_cfs *k = &c->cmp_k;
 
 	c->cmp_pending = false;
-	err_add_avg(m->err_cpu, &c->cfs.avg, k->util_avg, k->runnable_avg, k->load_avg);
+	model_cpu_commit(m, c);
+	c->tent = true;
+	c->tent_lut = k->last_update_time;
+	c->tent_e[MODEL_SIG_UTIL] = c->cfs.avg.util_avg;
+	c->tent_e[MODEL_SIG_RUNNABLE] = c->cfs.avg.runnable_avg;
+	c->tent_e[MODEL_SIG_LOAD] = c->cfs.avg.load_avg;
+	c->tent_k[MODEL_SIG_UTIL] = k->util_avg;
+	c->tent_k[MODEL_SIG_RUNNABLE] = k->runnable_avg;
+	c->tent_k[MODEL_SIG_LOAD] = k->load_avg;
+}
+
+/*
+ * Count the CPU's compared sample.  A sample is compared when an event
+ * changes its CPU, but the kernel may still be inside the same locked
+ * operation (the balancer's attach loop, a fork's attach and propagation
+ * trace several root records of one update instant, with other events
+ * between them): a later root record of the same instant supersedes it
+ * (model_ev_pelt_cfs()), so it is counted only when a record of another
+ * instant comes, or at model_advance().
+ */
+void model_cpu_commit(struct model *m, struct model_cpu *c)
+{
+	if (!c->tent)
+		return;
+	c->tent = false;
+	for (int i = 0; i < MODEL_SIG__COUNT; i++)
+		err_add(&m->err_cpu[i], c->tent_e[i], c->tent_k[i]);
 }
 
 /*
@@ -133,6 +159,19 @@ static bool ev_touches_cpu(const struct imb_event *ev, int cpu)
 }
 
 /*
+ * Whether @ev, on CPU @cpu, is an update_curr() under the same run-queue
+ * clock as the sample taken at @lut: sched_stat_runtime fires in the
+ * middle of an enqueue or of the balancer's attach loop, between records
+ * of one locked operation, and the PELT update it stands for cannot move
+ * averages whose clock has not crossed the next microsecond unit (1024 ns).
+ */
+static bool ev_same_instant(const struct imb_event *ev, int cpu, uint64_t lut)
+{
+	return ev->kind == IMB_EV_RUNTIME && ev->cpu == cpu && (ev->flags & IMB_EVF_RQ_CLOCKS) &&
+	       ev->clock_pelt_ns >= lut && ev->clock_pelt_ns - lut < 1024;
+}
+
+/*
  * Before applying @ev: compare the kernel samples that @ev would change,
  * or return the CPU whose sample is compared after @ev.
  *
@@ -157,6 +196,8 @@ int model_cpu_compare_pending(struct model *m, const struct imb_event *ev)
 			continue;
 		if (lut && lut == c->cmp_k.last_update_time)
 			continue;	/* the same update: a record of its end */
+		if (ev_same_instant(ev, i, c->cmp_k.last_update_time))
+			continue;
 		if (i == acpu && ev->ts_ns - c->cmp_ns <= 50000)
 			after = i;
 		else
@@ -384,6 +425,10 @@ void model_ev_pelt_cfs(struct model *m, const struct imb_event *ev)
 	}
 	m->has_kernel_pelt = true;
 	c = &m->cpus[ev->cpu];
+	if (c->tent && c->tent_lut == k->last_update_time)
+		c->tent = false;	/* superseded: the same update went on */
+	else
+		model_cpu_commit(m, c);
 	if (ev->flags & IMB_EVF_RQ_CLOCKS)
 		model_cpu_offset_bound(c, (int64_t)k->last_update_time - (int64_t)ev->ts_ns, ev->ts_ns);
 	model_cpu_account(c, ev->ts_ns);
@@ -491,6 +536,8 @@ void model_ev_pelt_se(struct model *m, const struct imb_event *ev)
 		 */
 		goto kernel;
 	}
+	if (t->delayed && !t->requeue && t->cpu == ev->cpu)
+		model_task_delay_end(m, t, k->last_update_time, true);	/* picked: finally dequeued */
 	if (k->parent_id) {
 		m->has_groups = true;
 		t->group = model_tg_internal(k->parent_id);
@@ -507,7 +554,7 @@ void model_ev_pelt_se(struct model *m, const struct imb_event *ev)
 	} else if (t->cpu >= 0 && t->cpu < m->nr_cpus) {
 		bool on_rq = t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED;
 
-		pelt_se_update(&t->avg, k->last_update_time, model_task_weight(t), on_rq, on_rq,
+		pelt_se_update(&t->avg, k->last_update_time, model_task_weight(t), on_rq || t->delayed, on_rq,
 			       t->state == MODEL_TASK_RUNNING);
 		err_add_avg(m->err_task, &t->avg, k->util_avg, k->runnable_avg, k->load_avg);
 	}
