@@ -531,9 +531,10 @@ static void task_queue_here(struct model *m, struct model_task *t, int cpu, uint
 		return;
 	model_task_delay_end(m, t, 0, false);
 	/*
-	 * Asleep in the model: the trace lacks its wake-up (BPF skips a
-	 * program that would nest in another on the same CPU).  Its entity
-	 * decays as asleep up to now, not as runnable since it blocked.
+	 * Asleep in the model: the trace lacks its wake-up (seen in BPF
+	 * recordings too, for a kernel thread after a long sleep).  Its
+	 * entity decays as asleep up to now, not as runnable since it
+	 * blocked.
 	 */
 	if (!queued)
 		model_task_pelt_update(m, t, ts);
