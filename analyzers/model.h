@@ -191,7 +191,13 @@ struct model_opts {
 	bool plain_events;
 };
 
-#define MODEL_PLAIN_WARMUP_NS 500000000ull	/* PELT forgets an unknown past in ~0.35 s */
+/*
+ * Comparisons with the kernel's values start this long after the first
+ * event: the model cannot know which tasks were queued before the trace
+ * began until each one shows up, and PELT forgets an unknown past in
+ * ~0.35 s (tasks: after as long in their own life, with --plain-events).
+ */
+#define MODEL_WARMUP_NS 500000000ull
 
 struct model {
 	struct model_opts opts;

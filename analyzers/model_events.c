@@ -114,6 +114,31 @@ static void task_path_update(struct model *m, struct model_task *t, int cpu, uin
 	model_path_update(m, cpu, t->group, now);
 }
 
+/* The group whose run queue holds task @t on @cpu now or would (0: the root). */
+static uint64_t task_level_group(struct model *m, const struct model_task *t, int cpu)
+{
+	if (!t || !m->has_groups || !t->fair)
+		return 0;
+	if ((t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED) && t->cpu == cpu)
+		return t->q_group;
+	return t->group && model_group_find(m, cpu, t->group) ? t->group : 0;
+}
+
+/*
+ * task_path_update() that stops at group @stop's run queue: put_prev and
+ * set_next walk up only to the run queue the two tasks share
+ * (pick_next_task_fair()); @stop 0: every level.
+ */
+static void task_path_update_to(struct model *m, struct model_task *t, int cpu, uint64_t stop,
+				uint64_t ts)
+{
+	if (!stop || !t || !m->has_groups) {
+		task_path_update(m, t, cpu, ts);
+		return;
+	}
+	model_path_update_to(m, cpu, task_level_group(m, t, cpu), stop, pelt_now(&m->cpus[cpu], ts));
+}
+
 /* detach_entity_load_avg() from the run queue holding the task's averages */
 static void task_detach_avg(struct model *m, struct model_task *t)
 {
@@ -162,7 +187,8 @@ void model_task_pelt_update(struct model *m, struct model_task *t, uint64_t ts)
  * the model does the same: its own level first, then the others without
  * it.  The blocked task then leaves the model's counts as any other.
  */
-static void task_delay(struct model *m, struct model_task *t, struct model_cpu *c, uint64_t ts)
+static void task_delay(struct model *m, struct model_task *t, struct model_cpu *c, uint64_t stop,
+		       uint64_t ts)
 {
 	uint64_t id = m->has_groups ? t->q_group : 0;
 
@@ -171,7 +197,7 @@ static void task_delay(struct model *m, struct model_task *t, struct model_cpu *
 	model_chain_runnable(m, c->cpu, id, -1, false);
 	if (c->nr_queued)
 		c->nr_queued--;
-	task_path_update(m, t, c->cpu, ts);
+	task_path_update_to(m, t, c->cpu, stop, ts);
 	model_chain_runnable(m, c->cpu, id, 1, false);
 	c->nr_queued++;
 	t->delayed = true;
@@ -592,7 +618,7 @@ void model_task_exit_autogroup(struct model *m, struct model_task *t, int cpu, u
 
 /* A switch's prev leaves the CPU: still queued (R, R+), or blocked and dequeued. */
 static struct model_task *switch_prev_out(struct model *m, struct model_cpu *c,
-					  const struct imb_ev_switch *s, uint64_t ts)
+					  const struct imb_ev_switch *s, uint64_t stop, uint64_t ts)
 {
 	bool blocked = s->prev_state != IMB_STATE_RUNNING && s->prev_state != IMB_STATE_PREEMPTED;
 	bool dead = s->prev_state == 0x10 || s->prev_state == 0x20;
@@ -622,7 +648,7 @@ static struct model_task *switch_prev_out(struct model *m, struct model_cpu *c,
 	model_task_pelt_update(m, prev, ts);
 	task_account(prev, ts);
 	if (m->has_groups)
-		task_path_update(m, prev, c->cpu, ts);
+		task_path_update_to(m, prev, c->cpu, stop, ts);
 	if (blocked && (prev->exited || dead))
 		model_task_exit_autogroup(m, prev, c->cpu, ts);
 	if (prev->fair) {
@@ -645,7 +671,7 @@ static struct model_task *switch_prev_out(struct model *m, struct model_cpu *c,
 
 /* A switch's next starts running on the CPU. */
 static void switch_next_in(struct model *m, struct model_cpu *c, const struct imb_ev_switch *s,
-			   uint64_t ts)
+			   uint64_t stop, uint64_t ts)
 {
 	struct model_task *next = model_task_get(m, s->next_pid, ts);
 
@@ -676,14 +702,16 @@ static void switch_next_in(struct model *m, struct model_cpu *c, const struct im
 	c->fair_curr = next->fair;
 	next->state = MODEL_TASK_RUNNING;
 	if (m->has_groups)
-		task_path_update(m, next, c->cpu, ts);
+		task_path_update_to(m, next, c->cpu, stop, ts);
 }
 
 static void ev_switch(struct model *m, const struct imb_event *ev)
 {
 	const struct imb_ev_switch *s = &ev->sw;
-	uint64_t ts = ev->ts_ns;
-	struct model_task *prev = NULL, *pt;
+	bool blocked = s->prev_state != IMB_STATE_RUNNING && s->prev_state != IMB_STATE_PREEMPTED;
+	bool pfair, nfair = !model_pid_is_idle(s->next_pid) && s->next_prio >= 100;
+	uint64_t ts = ev->ts_ns, stop = 0;
+	struct model_task *prev = NULL, *pt, *nt;
 	struct model_cpu *c;
 
 	if (model_cpu_grow(m, ev->cpu))
@@ -692,21 +720,30 @@ static void ev_switch(struct model *m, const struct imb_event *ev)
 	model_cpu_account(c, ts);
 	if (s->next_group && s->next_pid > 0)
 		m->has_groups = true;
-	/* put_prev / set_next: update_load_avg() on both tasks' paths */
+	/*
+	 * update_load_avg() where the kernel's switch does it: a blocking
+	 * prev's dequeue walks all its levels (a delayed one only its own),
+	 * then put_prev and set_next walk up from both tasks to the run
+	 * queue they share (all the way when one of them is not a CFS task).
+	 */
 	pt = s->prev_pid > 0 ? model_task_find(m, s->prev_pid) : NULL;
+	nt = nfair ? model_task_find(m, s->next_pid) : NULL;
+	pfair = pt && pt->fair && pt->state == MODEL_TASK_RUNNING && pt->cpu == c->cpu &&
+		c->curr == pt->pid;
+	if (pfair && nfair && m->has_groups)
+		stop = model_group_common(m, c->cpu, task_level_group(m, pt, c->cpu),
+					  task_level_group(m, nt, c->cpu));
 	if (model_pid_is_idle(s->next_pid))
 		cpu_end_delays(m, c, ts);
-	if (pt && s->prev_delayed && pt->fair && pt->state == MODEL_TASK_RUNNING && pt->cpu == c->cpu &&
-	    c->curr == pt->pid && !model_pid_is_idle(s->next_pid) &&
-	    s->prev_state != IMB_STATE_RUNNING && s->prev_state != IMB_STATE_PREEMPTED)
-		task_delay(m, pt, c, ts);
+	if (pfair && blocked && s->prev_delayed && nfair)
+		task_delay(m, pt, c, stop, ts);
 	else
-		task_path_update(m, pt, ev->cpu, ts);
-	if (s->next_pid > 0 && m->has_groups)
-		task_path_update(m, model_task_find(m, s->next_pid), ev->cpu, ts);
+		task_path_update_to(m, pt, ev->cpu, pfair && !blocked ? stop : 0, ts);
+	if (nfair && m->has_groups)
+		task_path_update_to(m, nt, ev->cpu, stop, ts);
 
 	if (!model_pid_is_idle(s->prev_pid))
-		prev = switch_prev_out(m, c, s, ts);
+		prev = switch_prev_out(m, c, s, pfair && (!blocked || s->prev_delayed) ? stop : 0, ts);
 	/*
 	 * A task still current here that the switch does not name vanished
 	 * (see cpu_set_curr()) — unless it is the one switched in: a task
@@ -721,7 +758,7 @@ static void ev_switch(struct model *m, const struct imb_event *ev)
 	if (model_pid_is_idle(s->next_pid))
 		c->idle_since_ns = ts;
 	else
-		switch_next_in(m, c, s, ts);
+		switch_next_in(m, c, s, stop, ts);
 }
 
 static void ev_wakeup(struct model *m, const struct imb_event *ev, bool fresh)
@@ -896,9 +933,18 @@ static void ev_runtime(struct model *m, const struct imb_event *ev)
 		if (c->curr != t->pid)
 			cpu_set_curr(m, c, t, ts);
 	}
-	/* update_curr() at a tick is also a PELT update instant */
+	/*
+	 * sched_stat_runtime is update_curr(), which updates no average; of
+	 * its callers only the tick goes on to update every level of the
+	 * current task's path (the others are an enqueue, a dequeue, a pick
+	 * or a preemption check, which bring their own updates or none).
+	 * Where the kernel's records come, a tick that moves an average
+	 * shows as records, so the run queues are left to them; without
+	 * records any one may be a tick.
+	 */
 	model_task_pelt_update(m, t, ts);
-	task_path_update(m, t, ev->cpu, ts);
+	if (!m->has_kernel_pelt || m->opts.plain_events)
+		task_path_update(m, t, ev->cpu, ts);
 }
 
 /* Apply one event's state change (the kind's handler). */

@@ -526,8 +526,12 @@ void model_level_update(struct model *m, int cpu, uint64_t id, uint64_t now)
 		model_rq_pelt_update(&c->cfs, now, c->root_weight, c->nr_queued, c->curr > 0 && c->fair_curr);
 }
 
-/* Update group @id on @cpu and its ancestors bottom-up, then the root. */
-void model_path_update(struct model *m, int cpu, uint64_t id, uint64_t now)
+/*
+ * Update group @id on @cpu and its ancestors bottom-up up to group @stop's
+ * run queue, whose entity and parents are left alone; @stop 0 (or not an
+ * ancestor): every level and the root.
+ */
+void model_path_update_to(struct model *m, int cpu, uint64_t id, uint64_t stop, uint64_t now)
 {
 	struct model_cpu *c = &m->cpus[cpu];
 
@@ -538,10 +542,45 @@ void model_path_update(struct model *m, int cpu, uint64_t id, uint64_t now)
 			break;
 		g->last_ns = m->now_ns;
 		group_cfs_update(m, g, now);
+		if (id == stop)
+			return;
 		group_se_update(m, g, now);
 		id = g->parent_id;
 	}
 	model_rq_pelt_update(&c->cfs, now, c->root_weight, c->nr_queued, c->curr > 0 && c->fair_curr);
+}
+
+/* Update group @id on @cpu and its ancestors bottom-up, then the root. */
+void model_path_update(struct model *m, int cpu, uint64_t id, uint64_t now)
+{
+	model_path_update_to(m, cpu, id, 0, now);
+}
+
+/* The lowest run queue on the paths of groups @a and @b on @cpu (0: the root). */
+uint64_t model_group_common(const struct model *m, int cpu, uint64_t a, uint64_t b)
+{
+	uint64_t chain[32];
+	int n = 0;
+
+	for (uint64_t id = a; id && n < 32;) {
+		const struct model_group *g = model_group_find(m, cpu, id);
+
+		chain[n++] = id;
+		if (!g)
+			break;
+		id = g->parent_id;
+	}
+	for (int depth = 0; b && depth < 32; depth++) {
+		const struct model_group *g;
+
+		for (int i = 0; i < n; i++)
+			if (chain[i] == b)
+				return b;
+		if (!(g = model_group_find(m, cpu, b)))
+			break;
+		b = g->parent_id;
+	}
+	return 0;
 }
 
 /* The task's averages now belong to group @id's run queue (reference counts). */

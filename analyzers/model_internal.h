@@ -42,6 +42,8 @@ bool model_group_is_curr(const struct model *m, const struct model_cpu *c,
 void model_group_mark_propagate(struct model *m, int cpu, uint64_t id);
 void model_level_update(struct model *m, int cpu, uint64_t id, uint64_t now);
 void model_path_update(struct model *m, int cpu, uint64_t id, uint64_t now);
+void model_path_update_to(struct model *m, int cpu, uint64_t id, uint64_t stop, uint64_t now);
+uint64_t model_group_common(const struct model *m, int cpu, uint64_t a, uint64_t b);
 void model_rq_pelt_update(struct pelt_cfs *cfs, uint64_t now, unsigned long weight_sum,
 		unsigned int h_nr_runnable, int curr);
 uint64_t model_task_place(struct model *m, struct model_task *t, int cpu);

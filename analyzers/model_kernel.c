@@ -90,6 +90,8 @@ void model_cpu_compare(struct model *m, struct model_cpu *c)
 
 	c->cmp_pending = false;
 	model_cpu_commit(m, c);
+	if (c->cmp_ns - m->t0_ns < MODEL_WARMUP_NS)
+		return;
 	c->tent = true;
 	c->tent_lut = k->last_update_time;
 	c->tent_e[MODEL_SIG_UTIL] = c->cfs.avg.util_avg;
@@ -206,16 +208,6 @@ int model_cpu_compare_pending(struct model *m, const struct imb_event *ev)
 	return after;
 }
 
-/*
- * A kernel record of a group's run queue.  The first one seeds the group
- * (and its entity, taken as in step with it, as propagation keeps it);
- * later ones are the instants of the kernel's own updates of that group,
- * among them the lazy ones of update_blocked_averages() that no other
- * event shows: pelt_cfs_tp fires only from update_cfs_rq_load_avg() that
- * crossed a period, or from an attach, detach or propagation, and each of
- * their callers goes on to update the group's entity in its parent, so the
- * model applies removed load and propagates there.
- */
 /* The engine's error against the group's last kernel record, now. */
 static void group_compare(struct model *m, struct model_group *g)
 {
@@ -335,6 +327,18 @@ void model_group_compare_after(struct model *m)
 	m->nr_gpend = n;
 }
 
+/*
+ * A kernel record of a group's run queue.  The first one seeds the group
+ * (and its entity, taken as in step with it, as propagation keeps it);
+ * later ones are instants of the kernel's own updates of that run queue,
+ * among them the lazy ones of update_blocked_averages() that no other
+ * event shows (pelt_cfs_tp fires only from an update that crossed a
+ * period, or from an attach, detach or propagation).  Only that run queue
+ * is brought to the record: a delayed dequeue, a requeue and a switch
+ * within the group update this level alone, and where the kernel goes on
+ * up, the entity's own record follows (ev_pelt_se_group()), which applies
+ * removed load and propagates.
+ */
 static void ev_pelt_cfs_group(struct model *m, const struct imb_event *ev)
 {
 	const struct imb_ev_pelt_cfs *k = &ev->pelt_cfs;
@@ -407,7 +411,6 @@ static void ev_pelt_cfs_group(struct model *m, const struct imb_event *ev)
 			g->propagate = true;
 		pelt_cfs_update(&g->cfs, k->last_update_time, g->weight, k->h_nr_runnable,
 				model_group_is_curr(m, &m->cpus[ev->cpu], g));
-		model_path_update(m, ev->cpu, id, k->last_update_time);
 	}
 	group_kernel_note(m, g, ev, true);
 }
@@ -585,7 +588,7 @@ void model_ev_pelt_plain(struct model *m, const struct imb_event *ev)
 		model_cpu_pelt_update(c, ts);
 		c->kcfs = ev->pelt_cfs;
 		c->kcfs_ns = ts;
-		if (ts - m->t0_ns < MODEL_PLAIN_WARMUP_NS)
+		if (ts - m->t0_ns < MODEL_WARMUP_NS)
 			return;
 		c->cmp_pending = true;
 		c->cmp_ns = ts;
@@ -596,7 +599,7 @@ void model_ev_pelt_plain(struct model *m, const struct imb_event *ev)
 
 		m->has_kernel_pelt = true;
 		if (!t || !t->fair || !t->pelt_valid || t->cpu != ev->cpu ||
-		    ts - t->first_ns < MODEL_PLAIN_WARMUP_NS || ts - m->t0_ns < MODEL_PLAIN_WARMUP_NS)
+		    ts - t->first_ns < MODEL_WARMUP_NS || ts - m->t0_ns < MODEL_WARMUP_NS)
 			return;
 		model_task_pelt_update(m, t, ts);
 		err_add_avg(m->err_task, &t->avg, k->util_avg, k->runnable_avg, k->load_avg);

@@ -34,9 +34,9 @@ def check(ok, what):
     print(("ok" if ok else "not ok"), n, "-", what)
     n += 1
 cpu, task = p["signals"], p["task_signals"]
-for sig, med, p95 in (("util_avg", 4, 16), ("runnable_avg", 4, 24)):
+for sig, med, p95 in (("util_avg", 4, 16), ("runnable_avg", 4, 17)):
     s = cpu[sig]
-    check(s["samples"] >= 2000 and s["median_abs_err"] <= med and s["p95_abs_err"] <= p95,
+    check(s["samples"] >= 1500 and s["median_abs_err"] <= med and s["p95_abs_err"] <= p95,
           "CPU %s vs the kernel: median %d <= %d, p95 %d <= %d over %d samples"
           % (sig, s["median_abs_err"], med, s["p95_abs_err"], p95, s["samples"]))
 ok = True
@@ -69,7 +69,7 @@ import json, sys
 p = json.load(open(sys.argv[1]))["pelt"]
 full = json.load(open(sys.argv[2]))["pelt"]
 c, t, g = p["signals"]["util_avg"], p["task_signals"]["util_avg"], p["group_signals"]["util_avg"]
-ok = (p["kernel_reference"] and 0 < c["samples"] < full["signals"]["util_avg"]["samples"]
+ok = (p["kernel_reference"] and 0 < c["samples"] <= full["signals"]["util_avg"]["samples"]
       and g["samples"] == 0 and t["samples"] > 1000 and t["p95_abs_err"] <= 16
       and "flat" in p["expected_error"]["load"])
 print(("ok" if ok else "not ok"), 7, "- --plain-events: CPU util_avg p95 %d over %d samples (after the warm-up), "
