@@ -193,10 +193,13 @@ static void task_delay(struct model *m, struct model_task *t, struct model_cpu *
 	uint64_t id = m->has_groups ? t->q_group : 0;
 
 	model_task_pelt_update(m, t, ts);
+	if (!c->nr_queued || !model_chain_counts(m, c->cpu, id)) {
+		task_path_update(m, t, c->cpu, ts);	/* the model does not count it: as a dequeue */
+		return;
+	}
 	model_level_update(m, c->cpu, id, pelt_now(c, ts));
 	model_chain_runnable(m, c->cpu, id, -1, false);
-	if (c->nr_queued)
-		c->nr_queued--;
+	c->nr_queued--;
 	task_path_update_to(m, t, c->cpu, stop, ts);
 	model_chain_runnable(m, c->cpu, id, 1, false);
 	c->nr_queued++;

@@ -514,6 +514,21 @@ void model_chain_runnable(struct model *m, int cpu, uint64_t id, int d, bool wal
 	}
 }
 
+/* Whether group @id on @cpu and each ancestor count at least one runnable task. */
+bool model_chain_counts(const struct model *m, int cpu, uint64_t id)
+{
+	for (int depth = 0; id && depth < 32; depth++) {
+		const struct model_group *g = model_group_find(m, cpu, id);
+
+		if (!g)
+			break;
+		if (!g->h_nr_runnable)
+			return false;
+		id = g->parent_id;
+	}
+	return true;
+}
+
 /* update_cfs_rq_load_avg() of group @id's run queue alone (0: the root). */
 void model_level_update(struct model *m, int cpu, uint64_t id, uint64_t now)
 {

@@ -33,6 +33,7 @@ void model_task_set_tgid(struct model *m, struct model_task *t, int32_t tgid);
 void model_chain_dequeue(struct model *m, int cpu, uint64_t id, unsigned long w, bool walk);
 void model_chain_enqueue(struct model *m, int cpu, uint64_t id, unsigned long w, bool walk);
 void model_chain_runnable(struct model *m, int cpu, uint64_t id, int d, bool walk);
+bool model_chain_counts(const struct model *m, int cpu, uint64_t id);
 struct pelt_cfs *model_group_cfs(struct model *m, int cpu, uint64_t id);
 int model_group_evict_idle(struct model *m);
 struct model_group *model_group_get(struct model *m, int cpu, uint64_t id, uint64_t parent_id,

@@ -21,6 +21,9 @@
 # live and offline figures differ only if the replay of the file differs
 # from the live stream.
 #
+# With PELT_ACCURACY_KEEP=DIR each case's recording and live report are
+# kept in DIR (NAME.events.gz, NAME.live.json) for a closer look.
+#
 # Cases (10 s each, --quick 2 s):
 #   busy         3 busy threads (tests/helpers/hogs --threads 3) on the 2 CPUs
 #   periodic     3 threads at 25 % of a 16 ms period
@@ -86,6 +89,8 @@ record_case() {
 		-- "$@" >/dev/null 2>"$tmp/$name.err" ||
 		{ cat "$tmp/$name.err" >&2; die "$name: record failed"; }
 	cut -d' ' -f1 /proc/loadavg >"$tmp/$name.load"
+	[ -n "${PELT_ACCURACY_KEEP:-}" ] &&
+		cp "$tmp/$name.events.gz" "$tmp/$name.live.json" "$PELT_ACCURACY_KEEP/"
 	"$IMB" analyze --json "$tmp/$name.events.gz" >"$tmp/$name.offline.json" 2>"$tmp/$name.an.err" ||
 		{ cat "$tmp/$name.an.err" >&2; die "$name: analyze failed"; }
 	"$IMB" analyze --json --plain-events "$tmp/$name.events.gz" >"$tmp/$name.plain.json" \
