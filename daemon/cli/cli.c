@@ -3,6 +3,8 @@
  * cli.c - the verb table and the option parsers the verbs share.
  */
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +66,49 @@ int cli_parse_ns(const char *s, uint64_t default_unit_ns, uint64_t *out)
 		return -ERANGE;
 	*out = (uint64_t)v;
 	return 0;
+}
+
+int cli_override_add(struct cli_overrides *o, const char *key, const char *value)
+{
+	if (o->n >= CLI_MAX_OVERRIDES)
+		return -1;
+	o->kv[o->n][0] = key;
+	o->kv[o->n++][1] = value;
+	return 0;
+}
+
+int cli_override_set(struct cli_overrides *o, const char *verb, char *arg)
+{
+	char *eq = strchr(arg, '=');
+
+	if (!eq || o->n >= CLI_MAX_OVERRIDES) {
+		fprintf(stderr, "imbalanced: %s: --set '%s': want KEY=VALUE\n", verb, arg);
+		return -1;
+	}
+	*eq = 0;
+	return cli_override_add(o, arg, eq + 1);
+}
+
+int cli_parse_duration(const char *verb, const char *arg, uint64_t *ns)
+{
+	if (cli_parse_ns(arg, 1000000000ull, ns) || !*ns) {
+		fprintf(stderr, "imbalanced: %s: --duration '%s': want a duration\n", verb, arg);
+		return -1;
+	}
+	return 0;
+}
+
+void cli_live_signals(void (*handler)(int sig))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 }
 
 int cli_parse_capacity(const char *s, uint32_t *cap, int max_cpus)

@@ -43,6 +43,34 @@ bool cli_version_asked(int argc, char **argv);
 
 int cli_parse_ns(const char *s, uint64_t default_unit_ns, uint64_t *out);
 
+/*
+ * The flags of the live verbs (run, record) that are configuration keys,
+ * kept as KEY, VALUE pairs in the order given and applied over the file.
+ */
+#define CLI_MAX_OVERRIDES 64
+struct cli_overrides {
+	const char *kv[CLI_MAX_OVERRIDES][2];
+	int n;
+};
+
+/** cli_override_add - append the pair @key, @value; 0, or -1 when full */
+int cli_override_add(struct cli_overrides *o, const char *key, const char *value);
+
+/**
+ * cli_override_set - append a --set KEY=VALUE argument, split in place at
+ * its '='; 0, or -1 after the usage line "imbalanced: @verb: --set ..."
+ */
+int cli_override_set(struct cli_overrides *o, const char *verb, char *arg);
+
+/**
+ * cli_parse_duration - a --duration argument (seconds when bare, not 0);
+ * 0, or -1 after the usage line "imbalanced: @verb: --duration ..."
+ */
+int cli_parse_duration(const char *verb, const char *arg, uint64_t *ns);
+
+/** cli_live_signals - SIGTERM, SIGINT and SIGHUP go to @handler; SIGPIPE is ignored */
+void cli_live_signals(void (*handler)(int sig));
+
 /** cli_parse_capacity - "1024,512" or "0-3:1024,4-7:512" into cfg; 0 or -EINVAL */
 int cli_parse_capacity(const char *s, uint32_t *cap, int max_cpus);
 
