@@ -388,7 +388,7 @@ static void text_jobs(FILE *f, const struct imb_window *w, bool verbose)
 	}
 }
 
-/* With the kernel's own PELT values: the engine's error per entity kind and signal, and per group. */
+/* With the kernel's PELT values: the engine's error per entity kind and signal, and per group. */
 static void text_pelt_errors(FILE *f, const struct report_run *r)
 {
 	const struct model *m = r->model;

@@ -974,7 +974,7 @@ static struct metrics_finding_count *finding_counts(const struct imb_finding *fs
 	return counts;
 }
 
-/* /metrics of `serve`: the store's latest window, totals and findings, with @in's process figures. */
+/* /metrics of `serve`: the store's latest window, totals and findings, @in's process figures. */
 static enum MHD_Result metrics_from_store(struct http_server *h, struct MHD_Connection *c,
 					  struct metrics_input *in, uint64_t db)
 {
@@ -1452,7 +1452,7 @@ static uint64_t fnv1a(const unsigned char *p, size_t n)
 	return x;
 }
 
-/* Something to serve: a live snapshot, or a database that opens now; 0 or -1 with errno and *@err. */
+/* Something to serve: a live snapshot, or a database that opens now; 0, or -1 with errno, *@err. */
 static int http_check_backend(const struct http_backend *backend, const char **err)
 {
 	if (!backend || (!backend->snap && !backend->db_path)) {
@@ -1489,7 +1489,7 @@ static void http_opts_defaults(struct http_opts *o)
 		o->keepalive_ms = 10000;
 }
 
-/* The listen address into @ss, which must be loopback unless allowed, and the token; 0 or -errno. */
+/* The listen address into @ss (loopback unless allowed) and the token; 0 or -errno. */
 static int http_check_access(struct http_server *h, struct sockaddr_storage *ss,
 			     const char **err)
 {

@@ -1511,7 +1511,7 @@ static int series_job_key(struct series_rows *t, const char *k)
 	return (int32_t)i;
 }
 
-/* The rows of @st as points; the last sqlite3_step() code (SQLITE_DONE when all went), or -ENOMEM. */
+/* The rows of @st as points; the last sqlite3_step() code (SQLITE_DONE: all read), or -ENOMEM. */
 static int series_read_rows(sqlite3_stmt *st, int kind, struct series_rows *t)
 {
 	int rc;
