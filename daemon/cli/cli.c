@@ -3,12 +3,15 @@
  * cli.c - the verb table and the option parsers the verbs share.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon/cli/cli.h"
+#include "daemon/cli/conf.h"
+#include "daemon/live/runtime.h"
 #include "daemon/util.h"
 
 const struct cli_verb cli_verbs[] = {
@@ -77,7 +80,8 @@ int cli_override_add(struct cli_overrides *o, const char *key, const char *value
 	return 0;
 }
 
-int cli_override_set(struct cli_overrides *o, const char *verb, char *arg)
+/* A --set KEY=VALUE argument, split in place; 0, or -1 after its usage line. */
+static int cli_override_set(struct cli_overrides *o, const char *verb, char *arg)
 {
 	char *eq = strchr(arg, '=');
 
@@ -89,13 +93,50 @@ int cli_override_set(struct cli_overrides *o, const char *verb, char *arg)
 	return cli_override_add(o, arg, eq + 1);
 }
 
-int cli_parse_duration(const char *verb, const char *arg, uint64_t *ns)
+/* A --duration argument (seconds when bare, not 0); 0, or -1 after its usage line. */
+static int cli_parse_duration(const char *verb, const char *arg, uint64_t *ns)
 {
 	if (cli_parse_ns(arg, 1000000000ull, ns) || !*ns) {
 		fprintf(stderr, "imbalanced: %s: --duration '%s': want a duration\n", verb, arg);
 		return -1;
 	}
 	return 0;
+}
+
+int cli_live_option(int c, const char *verb, struct cli_live_args *a)
+{
+	switch (c) {
+	case CLI_OPT_CONFIG:
+		a->config_path = optarg;
+		return 1;
+	case CLI_OPT_SET:
+		return cli_override_set(&a->ov, verb, optarg) ? -1 : 1;
+	case CLI_OPT_DURATION:
+		return cli_parse_duration(verb, optarg, &a->duration_ns) ? -1 : 1;
+	case CLI_OPT_REPORT:
+		a->report_path = optarg;
+		return 1;
+	case 'v':
+		a->verbose = true;
+		return 1;
+	case 'q':
+		a->quiet = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+void cli_live_runtime_opts(struct cli_live_args *a, struct runtime_opts *ro)
+{
+	ro->config_path = a->config_path ? a->config_path : CONFIG_DEFAULT_PATH;
+	ro->config_missing_ok = !a->config_path;
+	ro->overrides = a->ov.kv;
+	ro->nr_overrides = a->ov.n;
+	ro->duration_ns = a->duration_ns;
+	ro->report_path = a->report_path;
+	ro->verbose = a->verbose;
+	ro->quiet = a->quiet;
 }
 
 void cli_live_signals(void (*handler)(int sig))

@@ -56,17 +56,29 @@ struct cli_overrides {
 /** cli_override_add - append the pair @key, @value; 0, or -1 when full */
 int cli_override_add(struct cli_overrides *o, const char *key, const char *value);
 
-/**
- * cli_override_set - append a --set KEY=VALUE argument, split in place at
- * its '='; 0, or -1 after the usage line "imbalanced: @verb: --set ..."
- */
-int cli_override_set(struct cli_overrides *o, const char *verb, char *arg);
+/* The options run and record share; a verb's own take values from CLI_OPT_LIVE_NEXT on. */
+enum { CLI_OPT_CONFIG = 256, CLI_OPT_SET, CLI_OPT_DURATION, CLI_OPT_REPORT, CLI_OPT_LIVE_NEXT };
+
+/* What the shared options of run and record set. */
+struct cli_live_args {
+	struct cli_overrides ov;	/* the verb's key flags and --set, in order */
+	const char *config_path;	/* --config; NULL: the default, which may be absent */
+	const char *report_path;	/* --report */
+	uint64_t duration_ns;		/* --duration; 0: until signalled */
+	bool verbose, quiet;
+};
 
 /**
- * cli_parse_duration - a --duration argument (seconds when bare, not 0);
- * 0, or -1 after the usage line "imbalanced: @verb: --duration ..."
+ * cli_live_option - take getopt_long()'s @c (with optarg) when it is one of
+ * the shared options of @verb (--config, --set, --duration, --report, -v,
+ * -q): 1 taken, 0 not one of them, -1 a bad value (its usage line printed)
  */
-int cli_parse_duration(const char *verb, const char *arg, uint64_t *ns);
+int cli_live_option(int c, const char *verb, struct cli_live_args *a);
+
+struct runtime_opts;
+
+/** cli_live_runtime_opts - what the shared options set, into @ro (which keeps @a's pairs) */
+void cli_live_runtime_opts(struct cli_live_args *a, struct runtime_opts *ro);
 
 /** cli_live_signals - SIGTERM, SIGINT and SIGHUP go to @handler; SIGPIPE is ignored */
 void cli_live_signals(void (*handler)(int sig));

@@ -236,13 +236,12 @@ static int command_findable(const char *name)
 	return ENOENT;
 }
 
-enum { OPT_CONFIG = 256, OPT_SOURCE, OPT_SET, OPT_DURATION, OPT_REPORT };
+enum { OPT_SOURCE = CLI_OPT_LIVE_NEXT };
 
-/* What record's command line asks for besides the runtime's own options. */
+/* What record's command line asks for. */
 struct record_args {
-	struct cli_overrides ov;	/* the fixed pairs, then --source and --set */
-	const char *out, *config_path;
-	uint64_t duration_ns;
+	struct cli_live_args live;	/* the fixed pairs, then --source and --set */
+	const char *out;
 	bool force;
 };
 
@@ -250,8 +249,12 @@ struct record_args {
 #define RECORD_GO (-1)
 
 /* One option from getopt_long(); RECORD_GO or the exit status. */
-static int record_option(int c, struct record_args *a, struct runtime_opts *ro)
+static int record_option(int c, struct record_args *a)
 {
+	int taken = cli_live_option(c, "record", &a->live);
+
+	if (taken)
+		return taken > 0 ? RECORD_GO : CLI_EXIT_USAGE;
 	switch (c) {
 	case 'o':
 		if (!*optarg) {
@@ -263,34 +266,14 @@ static int record_option(int c, struct record_args *a, struct runtime_opts *ro)
 	case 'f':
 		a->force = true;
 		break;
-	case OPT_DURATION:
-		if (cli_parse_duration("record", optarg, &a->duration_ns))
-			return CLI_EXIT_USAGE;
-		break;
 	case OPT_SOURCE:
 		if (strcmp(optarg, "auto") && strcmp(optarg, "bpf") && strcmp(optarg, "tracefs")) {
 			fprintf(stderr, "imbalanced: record: --source '%s': want auto, bpf or "
 				"tracefs\n", optarg);
 			return CLI_EXIT_USAGE;
 		}
-		if (cli_override_add(&a->ov, "source", optarg))
+		if (cli_override_add(&a->live.ov, "source", optarg))
 			return CLI_EXIT_USAGE;
-		break;
-	case OPT_REPORT:
-		ro->report_path = optarg;
-		break;
-	case OPT_CONFIG:
-		a->config_path = optarg;
-		break;
-	case OPT_SET:
-		if (cli_override_set(&a->ov, "record", optarg))
-			return CLI_EXIT_USAGE;
-		break;
-	case 'v':
-		ro->verbose = true;
-		break;
-	case 'q':
-		ro->quiet = true;
 		break;
 	case 'h':
 		record_usage(stdout);
@@ -303,17 +286,16 @@ static int record_option(int c, struct record_args *a, struct runtime_opts *ro)
 }
 
 /* The options up to the command; RECORD_GO or the exit status. */
-static int record_parse_options(int argc, char **argv, struct record_args *a,
-				struct runtime_opts *ro)
+static int record_parse_options(int argc, char **argv, struct record_args *a)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
-		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "duration", required_argument, NULL, CLI_OPT_DURATION },
 		{ "source", required_argument, NULL, OPT_SOURCE },
-		{ "report", required_argument, NULL, OPT_REPORT },
-		{ "config", required_argument, NULL, OPT_CONFIG },
-		{ "set", required_argument, NULL, OPT_SET },
+		{ "report", required_argument, NULL, CLI_OPT_REPORT },
+		{ "config", required_argument, NULL, CLI_OPT_CONFIG },
+		{ "set", required_argument, NULL, CLI_OPT_SET },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -327,11 +309,11 @@ static int record_parse_options(int argc, char **argv, struct record_args *a,
 	int c, rc;
 
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		cli_override_add(&a->ov, fixed[i][0], fixed[i][1]);
+		cli_override_add(&a->live.ov, fixed[i][0], fixed[i][1]);
 	optind = 1;
 	/* '+': the command's own options are not ours */
 	while ((c = getopt_long(argc, argv, "+o:fvqh", longopts, NULL)) != -1)
-		if ((rc = record_option(c, a, ro)) != RECORD_GO)
+		if ((rc = record_option(c, a)) != RECORD_GO)
 			return rc;
 	return RECORD_GO;
 }
@@ -341,7 +323,7 @@ static int record_parse_options(int argc, char **argv, struct record_args *a,
  * the one output each run has; RECORD_GO or the exit status.
  */
 static int record_check_args(int argc, char **argv, const struct record_args *a,
-			     const struct runtime_opts *ro, struct record_cmd *cmd)
+			     struct record_cmd *cmd)
 {
 	if (optind < argc) {
 		int e;
@@ -353,7 +335,7 @@ static int record_check_args(int argc, char **argv, const struct record_args *a,
 			return CLI_EXIT_USAGE;
 		}
 	}
-	if (!strcmp(a->out, "-") && ro->report_path && !strcmp(ro->report_path, "-")) {
+	if (!strcmp(a->out, "-") && a->live.report_path && !strcmp(a->live.report_path, "-")) {
 		fprintf(stderr, "imbalanced: record: the recording and the report cannot both go "
 			"to standard output\n");
 		return CLI_EXIT_USAGE;
@@ -365,11 +347,7 @@ static int record_check_args(int argc, char **argv, const struct record_args *a,
 static void record_runtime_opts(struct runtime_opts *ro, struct record_args *a,
 				struct runtime_result *res, struct record_cmd *cmd)
 {
-	ro->config_path = a->config_path ? a->config_path : CONFIG_DEFAULT_PATH;
-	ro->config_missing_ok = !a->config_path;
-	ro->overrides = a->ov.kv;
-	ro->nr_overrides = a->ov.n;
-	ro->duration_ns = a->duration_ns;
+	cli_live_runtime_opts(&a->live, ro);
 	ro->record_path = a->out;
 	ro->record_no_clobber = !a->force;
 	ro->result = res;
@@ -429,8 +407,8 @@ int cmd_record(int argc, char **argv)
 	int rc;
 
 	memset(&ro, 0, sizeof(ro));
-	if ((rc = record_parse_options(argc, argv, &a, &ro)) != RECORD_GO ||
-	    (rc = record_check_args(argc, argv, &a, &ro, &cmd)) != RECORD_GO)
+	if ((rc = record_parse_options(argc, argv, &a)) != RECORD_GO ||
+	    (rc = record_check_args(argc, argv, &a, &cmd)) != RECORD_GO)
 		return rc;
 	record_runtime_opts(&ro, &a, &res, &cmd);
 	record_signals();

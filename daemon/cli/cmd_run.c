@@ -59,17 +59,7 @@ static void run_usage(FILE *f)
 		"the configuration.\n", CONFIG_DEFAULT_PATH);
 }
 
-enum {
-	OPT_CONFIG = 256, OPT_DB, OPT_LISTEN, OPT_WINDOW, OPT_SOURCE, OPT_SET, OPT_DURATION,
-	OPT_REPORT, OPT_RECORD, OPT_REPLAY,
-};
-
-/* What run's command line asks for besides the runtime's own options. */
-struct run_args {
-	struct cli_overrides ov;	/* flags are applied over the file, so remember them */
-	const char *config_path;
-	uint64_t duration_ns;
-};
+enum { OPT_DB = CLI_OPT_LIVE_NEXT, OPT_LISTEN, OPT_WINDOW, OPT_SOURCE, OPT_RECORD, OPT_REPLAY };
 
 /* An option went through: go on (any other value is the exit status). */
 #define RUN_GO (-1)
@@ -92,7 +82,7 @@ static const char *run_option_key(int c)
 }
 
 /* An option that is a configuration key, as its pair; RUN_GO or the exit status. */
-static int run_key_option(int c, const char *key, struct run_args *a)
+static int run_key_option(int c, const char *key, struct cli_live_args *a)
 {
 	/* --window takes milliseconds, like analyze's */
 	if (c == OPT_WINDOW) {
@@ -108,38 +98,22 @@ static int run_key_option(int c, const char *key, struct run_args *a)
 }
 
 /* One option from getopt_long(); RUN_GO or the exit status. */
-static int run_option(int c, struct run_args *a, struct runtime_opts *ro)
+static int run_option(int c, struct cli_live_args *a, struct runtime_opts *ro)
 {
 	const char *key = run_option_key(c);
+	int taken;
 
 	if (key)
 		return run_key_option(c, key, a);
+	taken = cli_live_option(c, "run", a);
+	if (taken)
+		return taken > 0 ? RUN_GO : CLI_EXIT_USAGE;
 	switch (c) {
-	case OPT_CONFIG:
-		a->config_path = optarg;
-		break;
-	case OPT_SET:
-		if (cli_override_set(&a->ov, "run", optarg))
-			return CLI_EXIT_USAGE;
-		break;
-	case OPT_DURATION:
-		if (cli_parse_duration("run", optarg, &a->duration_ns))
-			return CLI_EXIT_USAGE;
-		break;
 	case OPT_REPLAY:
 		ro->replay_path = optarg;
 		break;
 	case OPT_RECORD:
 		ro->record_path = optarg;
-		break;
-	case OPT_REPORT:
-		ro->report_path = optarg;
-		break;
-	case 'v':
-		ro->verbose = true;
-		break;
-	case 'q':
-		ro->quiet = true;
 		break;
 	case 'h':
 		run_usage(stdout);
@@ -152,17 +126,17 @@ static int run_option(int c, struct run_args *a, struct runtime_opts *ro)
 }
 
 /* The whole command line, which takes no operands; RUN_GO or the exit status. */
-static int run_parse_args(int argc, char **argv, struct run_args *a, struct runtime_opts *ro)
+static int run_parse_args(int argc, char **argv, struct cli_live_args *a, struct runtime_opts *ro)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "config", required_argument, NULL, CLI_OPT_CONFIG },
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "window", required_argument, NULL, OPT_WINDOW },
 		{ "source", required_argument, NULL, OPT_SOURCE },
-		{ "set", required_argument, NULL, OPT_SET },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "report", required_argument, NULL, OPT_REPORT },
+		{ "set", required_argument, NULL, CLI_OPT_SET },
+		{ "duration", required_argument, NULL, CLI_OPT_DURATION },
+		{ "report", required_argument, NULL, CLI_OPT_REPORT },
 		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "replay", required_argument, NULL, OPT_REPLAY },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -185,7 +159,7 @@ static int run_parse_args(int argc, char **argv, struct run_args *a, struct runt
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_args a = { 0 };
+	struct cli_live_args a = { 0 };
 	struct runtime_opts ro;
 	char err[256];
 	int rc;
@@ -193,11 +167,7 @@ int cmd_run(int argc, char **argv)
 	memset(&ro, 0, sizeof(ro));
 	if ((rc = run_parse_args(argc, argv, &a, &ro)) != RUN_GO)
 		return rc;
-	ro.config_path = a.config_path ? a.config_path : CONFIG_DEFAULT_PATH;
-	ro.config_missing_ok = !a.config_path;
-	ro.overrides = a.ov.kv;
-	ro.nr_overrides = a.ov.n;
-	ro.duration_ns = a.duration_ns;
+	cli_live_runtime_opts(&a, &ro);
 	cli_live_signals(on_signal);
 
 	rc = runtime_main(&ro, &run_stop, &run_reload, err);

@@ -223,21 +223,29 @@ static void job_gauge(struct mbuf *b, const struct imb_window *w, const char *na
 	}
 }
 
+/* The per-CPU gauges, in the order of cpu_gauge()'s @which. */
+static const struct {
+	const char *name, *help;
+} cpu_gauges[] = {
+	{ "imbalanced_cpu_util_avg",
+	  "PELT util_avg of the CPU's CFS run queue at the end of the latest window (capacity units, 0-1024)." },
+	{ "imbalanced_cpu_runnable_avg",
+	  "PELT runnable_avg of the CPU's CFS run queue (1024 per runnable task)." },
+	{ "imbalanced_cpu_load_avg",
+	  "PELT load_avg of the CPU's CFS run queue (weight units)." },
+	{ "imbalanced_cpu_nr_running",
+	  "Runnable tasks on the CPU at the end of the latest window." },
+	{ "imbalanced_cpu_capacity",
+	  "Capacity of the CPU (1024 unless the topology says otherwise)." },
+	{ "imbalanced_cpu_overloaded_ratio",
+	  "Fraction of the latest window the CPU was classified overloaded." },
+};
+
 /* The families of the latest window: per CPU, per job, and its end. */
 static void window_part(struct mbuf *b, const struct imb_window *w)
 {
-	cpu_gauge(b, w, "imbalanced_cpu_util_avg",
-		  "PELT util_avg of the CPU's CFS run queue at the end of the latest window (capacity units, 0-1024).", 0);
-	cpu_gauge(b, w, "imbalanced_cpu_runnable_avg",
-		  "PELT runnable_avg of the CPU's CFS run queue (1024 per runnable task).", 1);
-	cpu_gauge(b, w, "imbalanced_cpu_load_avg",
-		  "PELT load_avg of the CPU's CFS run queue (weight units).", 2);
-	cpu_gauge(b, w, "imbalanced_cpu_nr_running",
-		  "Runnable tasks on the CPU at the end of the latest window.", 3);
-	cpu_gauge(b, w, "imbalanced_cpu_capacity",
-		  "Capacity of the CPU (1024 unless the topology says otherwise).", 4);
-	cpu_gauge(b, w, "imbalanced_cpu_overloaded_ratio",
-		  "Fraction of the latest window the CPU was classified overloaded.", 5);
+	for (int k = 0; k < (int)(sizeof(cpu_gauges) / sizeof(cpu_gauges[0])); k++)
+		cpu_gauge(b, w, cpu_gauges[k].name, cpu_gauges[k].help, k);
 	family(b, "imbalanced_cpu_group_type", "gauge",
 	       "Load-balancer group classification of the CPU (fixed threshold): 1 for the current type, 0 for the others.");
 	for (size_t i = 0; i < w->nr_cpus; i++)
