@@ -31,16 +31,16 @@ int cmd_record(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 
-/**
- * cli_parse_ns - parse a duration with optional unit (ns, us, ms, s; bare
- * number: @default_unit_ns) into nanoseconds; 0 or -EINVAL
- */
 /*
  * cli_version_asked - true when a verb's arguments (@argv[1..], up to a
  * "--") hold --version: every verb answers it the same way.
  */
 bool cli_version_asked(int argc, char **argv);
 
+/**
+ * cli_parse_ns - parse a duration with optional unit (ns, us, ms, s; bare
+ * number: @default_unit_ns) into nanoseconds; 0 or -EINVAL
+ */
 int cli_parse_ns(const char *s, uint64_t default_unit_ns, uint64_t *out);
 
 /*

@@ -206,7 +206,7 @@ static void dynamic_part(struct mbuf *b, const struct metrics_process *proc, uin
 	}
 }
 
-/* One gauge per job of @w: its unfairness (labelled with the job's kind too) or its max_deviation. */
+/* One gauge per job of @w: its unfairness (labelled with its kind too) or max_deviation. */
 static void job_gauge(struct mbuf *b, const struct imb_window *w, const char *name,
 		      const char *help, bool unfairness)
 {
