@@ -475,122 +475,179 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
+static const char *skip_space(const char *s, const char *e)
+{
+	while (s < e && is_space(*s))
+		s++;
+	return s;
+}
+
+static const char *skip_word(const char *s, const char *e)
+{
+	while (s < e && !is_space(*s))
+		s++;
+	return s;
+}
+
+/* One line's event as parsed so far, and what its fields are. */
+struct line_parse {
+	struct imb_event ev;
+	const struct field *fields;	/* the kind's keys */
+	const char *kname;
+	uint32_t seen;			/* bit i: fields[i]; bit 30 clock_task, 31 clock_pelt */
+	bool have_cpu;
+	char *err;
+	size_t errlen;
+};
+
+/*
+ * The timestamp and the kind, the first two words from @s; *@end is where
+ * the kind ends.  0 or -EINVAL.
+ */
+static int parse_head(struct line_parse *p, const char *line, const char *s, const char *e,
+		      const char **end)
+{
+	const char *t = skip_word(s, e);
+	unsigned int kind;
+	uint64_t x;
+
+	if (!parse_int(s, t, 0, UINT64_MAX, &x))
+		return perr(p->err, p->errlen, "column 1: timestamp: not an unsigned number of ns");
+	p->ev.ts_ns = x;
+	s = skip_space(t, e);
+	t = skip_word(s, e);
+	if (s == t)
+		return perr(p->err, p->errlen, "column %zu: missing event kind",
+			    (size_t)(s - line) + 1);
+	kind = imb_ev_kind_parse(s, (size_t)(t - s));
+	if (kind == IMB_EV_NONE)
+		return perr(p->err, p->errlen, "column %zu: unknown event kind '%.*s'",
+			    (size_t)(s - line) + 1, (int)(t - s > 32 ? 32 : t - s), s);
+	p->ev.kind = (uint16_t)kind;
+	p->fields = kind_fields[kind];
+	p->kname = imb_ev_kind_name(kind);
+	*end = t;
+	return 0;
+}
+
+/* cpu=V, which every kind has, at column @col; 0 or -EINVAL. */
+static int parse_cpu(struct line_parse *p, const char *v, const char *ve, size_t col)
+{
+	uint64_t x;
+
+	if (p->have_cpu) {
+		perr(p->err, p->errlen, "%s: field cpu given twice", p->kname);
+		return perr_col(p->err, p->errlen, col);
+	}
+	if (!parse_int(v, ve, 0, IMB_MAX_CPUS - 1, &x)) {
+		perr(p->err, p->errlen, "%s: field cpu: not a CPU number (0 to %d)", p->kname,
+		     IMB_MAX_CPUS - 1);
+		return perr_col(p->err, p->errlen, col);
+	}
+	p->ev.cpu = (int32_t)x;
+	p->have_cpu = true;
+	return 0;
+}
+
+/* clock_task=V or clock_pelt=V (key @k), which any kind may carry; 0 or -EINVAL. */
+static int parse_rq_clock(struct line_parse *p, const char *k, size_t klen, const char *v,
+			  const char *ve, size_t col)
+{
+	uint32_t bit = k[6] == 't' ? 1u << 30 : 1u << 31;
+	uint64_t x;
+
+	if (p->seen & bit) {
+		perr(p->err, p->errlen, "%s: field %.*s given twice", p->kname, (int)klen, k);
+		return perr_col(p->err, p->errlen, col);
+	}
+	p->seen |= bit;
+	if (!parse_int(v, ve, 0, UINT64_MAX, &x)) {
+		perr(p->err, p->errlen, "%s: field %.*s: not an unsigned 64-bit number", p->kname,
+		     (int)klen, k);
+		return perr_col(p->err, p->errlen, col);
+	}
+	if (bit == 1u << 30)
+		p->ev.clock_task_ns = x;
+	else
+		p->ev.clock_pelt_ns = x;
+	p->ev.flags |= IMB_EVF_RQ_CLOCKS;
+	return 0;
+}
+
+/* A field of the kind's table (key @k), each at most once; 0 or -EINVAL. */
+static int parse_kind_field(struct line_parse *p, const char *k, size_t klen, const char *v,
+			    const char *ve, size_t col)
+{
+	const struct field *fields = p->fields;
+	int i;
+
+	for (i = 0; fields[i].key; i++)
+		if (strlen(fields[i].key) == klen && !memcmp(fields[i].key, k, klen))
+			break;
+	if (!fields[i].key) {
+		perr(p->err, p->errlen, "%s: unknown field '%.*s'", p->kname,
+		     (int)(klen > 32 ? 32 : klen), k);
+		return perr_col(p->err, p->errlen, col);
+	}
+	if (p->seen & (1u << i)) {
+		perr(p->err, p->errlen, "%s: field %s given twice", p->kname, fields[i].key);
+		return perr_col(p->err, p->errlen, col);
+	}
+	p->seen |= 1u << i;
+	if (set_field(&p->ev, &fields[i], v, ve, p->err, p->errlen))
+		return perr_col(p->err, p->errlen, col);
+	return 0;
+}
+
+/* One key=value word [@s, @t) of @line; 0 or -EINVAL. */
+static int parse_pair(struct line_parse *p, const char *line, const char *s, const char *t)
+{
+	size_t col = (size_t)(s - line) + 1, klen;
+	const char *eq = memchr(s, '=', (size_t)(t - s));
+
+	if (!eq)
+		return perr(p->err, p->errlen, "column %zu: %s: '%.*s' is not key=value", col,
+			    p->kname, (int)(t - s > 32 ? 32 : t - s), s);
+	klen = (size_t)(eq - s);
+	if (klen == 3 && !memcmp(s, "cpu", 3))
+		return parse_cpu(p, eq + 1, t, col);
+	if (klen == 10 && (!memcmp(s, "clock_task", 10) || !memcmp(s, "clock_pelt", 10)))
+		return parse_rq_clock(p, s, klen, eq + 1, t, col);
+	return parse_kind_field(p, s, klen, eq + 1, t, col);
+}
+
 int event_text_parse(const char *line, size_t len, struct imb_event *ev, char *err,
 		     size_t errlen)
 {
-	const char *s = line, *e = line + len, *t;
-	const struct field *fields;
-	const char *kname;
-	struct imb_event tmp;
-	uint32_t seen = 0;
-	bool have_cpu = false;
-	uint64_t x;
-	unsigned int kind;
+	const char *s, *e = line + len, *t = line;	/* t: set by parse_head() */
+	struct line_parse p;
+	int rc;
 
 	if (len > EVENT_TEXT_MAX_LINE)
 		return perr(err, errlen, "line longer than %d bytes", EVENT_TEXT_MAX_LINE);
-	while (s < e && is_space(*s))
-		s++;
+	s = skip_space(line, e);
 	if (s == e || *s == '#')
 		return 1;
 	if (memchr(line, 0, len))
 		return perr(err, errlen, "NUL byte in the line");
 
-	memset(&tmp, 0, sizeof(tmp));
-	/* timestamp */
-	for (t = s; t < e && !is_space(*t); t++)
-		;
-	if (!parse_int(s, t, 0, UINT64_MAX, &x))
-		return perr(err, errlen, "column 1: timestamp: not an unsigned number of ns");
-	tmp.ts_ns = x;
-	/* kind */
-	for (s = t; s < e && is_space(*s); s++)
-		;
-	for (t = s; t < e && !is_space(*t); t++)
-		;
-	if (s == t)
-		return perr(err, errlen, "column %zu: missing event kind", (size_t)(s - line) + 1);
-	kind = imb_ev_kind_parse(s, (size_t)(t - s));
-	if (kind == IMB_EV_NONE)
-		return perr(err, errlen, "column %zu: unknown event kind '%.*s'",
-			    (size_t)(s - line) + 1, (int)(t - s > 32 ? 32 : t - s), s);
-	tmp.kind = (uint16_t)kind;
-	fields = kind_fields[kind];
-	kname = imb_ev_kind_name(kind);
-
+	memset(&p, 0, sizeof(p));
+	p.err = err;
+	p.errlen = errlen;
+	rc = parse_head(&p, line, s, e, &t);
+	if (rc)
+		return rc;
 	for (;;) {
-		const char *k, *eq, *v;
-		size_t klen, col;
-		int i, rc;
-
-		for (s = t; s < e && is_space(*s); s++)
-			;
+		s = skip_space(t, e);
 		if (s == e || *s == '#')
 			break;
-		for (t = s; t < e && !is_space(*t); t++)
-			;
-		k = s;
-		col = (size_t)(s - line) + 1;
-		eq = memchr(s, '=', (size_t)(t - s));
-		if (!eq)
-			return perr(err, errlen, "column %zu: %s: '%.*s' is not key=value", col, kname,
-				    (int)(t - s > 32 ? 32 : t - s), s);
-		klen = (size_t)(eq - k);
-		v = eq + 1;
-		if (klen == 3 && !memcmp(k, "cpu", 3)) {
-			if (have_cpu) {
-				perr(err, errlen, "%s: field cpu given twice", kname);
-				return perr_col(err, errlen, col);
-			}
-			if (!parse_int(v, t, 0, IMB_MAX_CPUS - 1, &x)) {
-				perr(err, errlen, "%s: field cpu: not a CPU number (0 to %d)", kname,
-				     IMB_MAX_CPUS - 1);
-				return perr_col(err, errlen, col);
-			}
-			tmp.cpu = (int32_t)x;
-			have_cpu = true;
-			continue;
-		}
-		if ((klen == 10 && !memcmp(k, "clock_task", 10)) ||
-		    (klen == 10 && !memcmp(k, "clock_pelt", 10))) {
-			uint32_t bit = k[6] == 't' ? 1u << 30 : 1u << 31;
-
-			if (seen & bit) {
-				perr(err, errlen, "%s: field %.*s given twice", kname, (int)klen, k);
-				return perr_col(err, errlen, col);
-			}
-			seen |= bit;
-			if (!parse_int(v, t, 0, UINT64_MAX, &x)) {
-				perr(err, errlen, "%s: field %.*s: not an unsigned 64-bit number", kname,
-				     (int)klen, k);
-				return perr_col(err, errlen, col);
-			}
-			if (bit == 1u << 30)
-				tmp.clock_task_ns = x;
-			else
-				tmp.clock_pelt_ns = x;
-			tmp.flags |= IMB_EVF_RQ_CLOCKS;
-			continue;
-		}
-		for (i = 0; fields[i].key; i++)
-			if (strlen(fields[i].key) == klen && !memcmp(fields[i].key, k, klen))
-				break;
-		if (!fields[i].key) {
-			perr(err, errlen, "%s: unknown field '%.*s'", kname,
-			     (int)(klen > 32 ? 32 : klen), k);
-			return perr_col(err, errlen, col);
-		}
-		if (seen & (1u << i)) {
-			perr(err, errlen, "%s: field %s given twice", kname, fields[i].key);
-			return perr_col(err, errlen, col);
-		}
-		seen |= 1u << i;
-		rc = set_field(&tmp, &fields[i], v, t, err, errlen);
+		t = skip_word(s, e);
+		rc = parse_pair(&p, line, s, t);
 		if (rc)
-			return perr_col(err, errlen, col);
+			return rc;
 	}
-	if (!have_cpu)
-		return perr(err, errlen, "%s: missing field cpu", kname);
-	*ev = tmp;
+	if (!p.have_cpu)
+		return perr(err, errlen, "%s: missing field cpu", p.kname);
+	*ev = p.ev;
 	return 0;
 }

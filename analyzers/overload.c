@@ -166,27 +166,9 @@ static bool same_partition(const int *a, const int *b, int n)
 	return true;
 }
 
-/* (Re)build the groups for @n CPUs; the window accumulators restart. */
-static int ovl_build(struct ovl_state *s, int n)
+/* Each CPU's id at each level: itself, its core, LLC and node, and 0 for the machine. */
+static void ovl_level_keys(const struct ovl_state *s, int *const key[OVL__COUNT], int n)
 {
-	int *key[OVL__COUNT] = { NULL };
-	size_t maxg = (size_t)n * OVL__COUNT + 1;
-	struct ovl_group *g = calloc(maxg, sizeof(*g));
-	int *gc = calloc(maxg * (size_t)n + 1, sizeof(*gc));
-	struct ovl_cpu *c = calloc((size_t)n, sizeof(*c));
-	uint64_t *ro = calloc(maxg, sizeof(*ro));
-	uint64_t (*riww)[OVL__COUNT] = calloc((size_t)n, sizeof(*riww));
-	bool use[OVL__COUNT] = { true, false, false, false, n > 1 };
-	size_t ng = 0, ncpus = 0;
-	int rc = -1;
-
-	for (int l = 0; l < OVL__COUNT; l++)
-		key[l] = calloc((size_t)n, sizeof(int));
-	if (!g || !gc || !c || !ro || !riww)
-		goto out;
-	for (int l = 0; l < OVL__COUNT; l++)
-		if (!key[l])
-			goto out;
 	for (int i = 0; i < n; i++) {
 		key[OVL_CPU][i] = i;
 		key[OVL_CORE][i] = cfg_core(&s->cfg, i);
@@ -194,6 +176,14 @@ static int ovl_build(struct ovl_state *s, int n)
 		key[OVL_NODE][i] = cfg_node(&s->cfg, i);
 		key[OVL_MACHINE][i] = 0;
 	}
+}
+
+/* Which levels get groups: CPUs always, the machine when it has two CPUs or more. */
+static void ovl_pick_levels(const struct ovl_state *s, int *const key[OVL__COUNT], int n,
+			    bool use[OVL__COUNT])
+{
+	use[OVL_CPU] = true;
+	use[OVL_MACHINE] = n > 1;
 	/* a level is kept when it differs from every level kept below it */
 	for (int l = OVL_CORE; l <= OVL_NODE; l++) {
 		use[l] = true;
@@ -208,6 +198,18 @@ static int ovl_build(struct ovl_state *s, int n)
 		use[OVL_LLC] = false;
 		use[OVL_NODE] = true;
 	}
+}
+
+/*
+ * The groups of the kept levels, level by level, each in the order of its
+ * first CPU, into @g; their CPUs into @gc and each CPU's group per level
+ * into @c (-1 at a level not kept).  Returns the number of groups.
+ */
+static size_t ovl_make_groups(int *const key[OVL__COUNT], const bool use[OVL__COUNT], int n,
+			      struct ovl_group *g, int *gc, struct ovl_cpu *c)
+{
+	size_t ng = 0, ncpus = 0;
+
 	for (int i = 0; i < n; i++)
 		for (int l = 0; l < OVL__COUNT; l++)
 			c[i].grp[l] = -1;
@@ -235,7 +237,16 @@ static int ovl_build(struct ovl_state *s, int n)
 			ng++;
 		}
 	}
-	/* keep the episodes of groups that survive (same level and id) */
+	return ng;
+}
+
+/*
+ * The episodes of the groups that survive (same level and id), and their
+ * run's overload time into @ro.
+ */
+static void ovl_keep_episodes(const struct ovl_state *s, struct ovl_group *g, size_t ng,
+			      uint64_t *ro)
+{
 	for (size_t i = 0; i < ng; i++)
 		for (size_t j = 0; j < s->nr_groups; j++)
 			if (s->groups[j].level == g[i].level && s->groups[j].gid == g[i].gid) {
@@ -243,6 +254,33 @@ static int ovl_build(struct ovl_state *s, int n)
 				g[i].dis = s->groups[j].dis;
 				ro[i] = s->run_over_ns[j];
 			}
+}
+
+/* (Re)build the groups for @n CPUs; the window accumulators restart. */
+static int ovl_build(struct ovl_state *s, int n)
+{
+	int *key[OVL__COUNT] = { NULL };
+	size_t maxg = (size_t)n * OVL__COUNT + 1;
+	struct ovl_group *g = calloc(maxg, sizeof(*g));
+	int *gc = calloc(maxg * (size_t)n + 1, sizeof(*gc));
+	struct ovl_cpu *c = calloc((size_t)n, sizeof(*c));
+	uint64_t *ro = calloc(maxg, sizeof(*ro));
+	uint64_t (*riww)[OVL__COUNT] = calloc((size_t)n, sizeof(*riww));
+	bool use[OVL__COUNT];
+	size_t ng;
+	int rc = -1;
+
+	for (int l = 0; l < OVL__COUNT; l++)
+		key[l] = calloc((size_t)n, sizeof(int));
+	if (!g || !gc || !c || !ro || !riww)
+		goto out;
+	for (int l = 0; l < OVL__COUNT; l++)
+		if (!key[l])
+			goto out;
+	ovl_level_keys(s, key, n);
+	ovl_pick_levels(s, key, n, use);
+	ng = ovl_make_groups(key, use, n, g, gc, c);
+	ovl_keep_episodes(s, g, ng, ro);
 	free(s->groups);
 	free(s->grp_cpus);
 	free(s->cpus);

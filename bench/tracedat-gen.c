@@ -171,7 +171,14 @@ static void usage(void)
 	exit(2);
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for. */
+struct gen_args {
+	const char *zname;		/* compression */
+	long ncpu, nev, seed;
+	const char *template_path, *out_path;
+};
+
+static void parse_args(int argc, char **argv, struct gen_args *a)
 {
 	static const struct option lo[] = {
 		{ "cpus", required_argument, NULL, 'c' },
@@ -180,53 +187,43 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *zname = "zstd";
-	long ncpu = 64, nev = 1000000, seed = 1;
-	struct tracecmd_input *in;
-	struct tracecmd_output *out;
-	struct tep_handle *tep;
-	struct cpuw *cw;
-	char **files, tmpl[] = "/tmp/tracedat-gen-XXXXXX";
-	uint64_t total = 0, ts0 = 1000000000ULL;
-	int (*cur)[1], opt, psize;
-	struct stat st;
+	int opt;
 
+	*a = (struct gen_args){ .zname = "zstd", .ncpu = 64, .nev = 1000000, .seed = 1 };
 	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
-			ncpu = strtol(optarg, NULL, 10);
+			a->ncpu = strtol(optarg, NULL, 10);
 			break;
 		case 'e':
-			nev = strtol(optarg, NULL, 10);
+			a->nev = strtol(optarg, NULL, 10);
 			break;
 		case 'z':
-			zname = optarg;
+			a->zname = optarg;
 			break;
 		case 's':
-			seed = strtol(optarg, NULL, 10);
+			a->seed = strtol(optarg, NULL, 10);
 			break;
 		default:
 			usage();
 		}
 	}
-	if (argc - optind != 2 || ncpu < 1 || ncpu > 4096 || nev < 1)
+	if (argc - optind != 2 || a->ncpu < 1 || a->ncpu > 4096 || a->nev < 1)
 		usage();
-	tracecmd_set_loglevel(TEP_LOG_NONE);
-	in = tracecmd_open(argv[optind], TRACECMD_FL_LOAD_NO_PLUGINS |
-			   TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
-	if (!in) {
-		fprintf(stderr, "tracedat-gen: %s: cannot open the template\n", argv[optind]);
-		return 1;
-	}
-	tep = tracecmd_get_tep(in);
-	psize = tracecmd_page_size(in);
+	a->template_path = argv[optind];
+	a->out_path = argv[optind + 1];
+}
+
+/* Each event's id, fields and size from the template's formats; 0 or -1 (said). */
+static int load_formats(struct tep_handle *tep, const char *template_path)
+{
 	for (int e = 0; e < E__N; e++) {
 		struct tep_event *te = tep_find_event_by_name(tep, "sched", names[e]);
 		int end = 0;
 
 		if (!te) {
-			fprintf(stderr, "tracedat-gen: %s: no %s format\n", argv[optind], names[e]);
-			return 1;
+			fprintf(stderr, "tracedat-gen: %s: no %s format\n", template_path, names[e]);
+			return -1;
 		}
 		fmt[e].id = te->id;
 		for (int k = 0; k < 8 && fields[e][k]; k++) {
@@ -241,122 +238,191 @@ int main(int argc, char **argv)
 		}
 		fmt[e].size = end;
 	}
-	if (!mkdtemp(tmpl)) {
-		perror("tracedat-gen: mkdtemp");
-		return 1;
-	}
-	cw = calloc((size_t)ncpu, sizeof(*cw));
-	files = calloc((size_t)ncpu, sizeof(*files));
-	cur = calloc((size_t)ncpu, sizeof(*cur));
-	if (!cw || !files || !cur)
-		return 1;
+	return 0;
+}
+
+/* One page writer per CPU, each on its own file in the folder @dir; 0 or -1. */
+static int open_cpu_files(const char *dir, long ncpu, int psize, struct cpuw **cwp,
+			  char ***filesp)
+{
+	struct cpuw *cw = calloc((size_t)ncpu, sizeof(*cw));
+	char **files = calloc((size_t)ncpu, sizeof(*files));
+
+	*cwp = cw;
+	*filesp = files;
+	if (!cw || !files)
+		return -1;
 	for (long c = 0; c < ncpu; c++) {
-		if (asprintf(&files[c], "%s/cpu%ld", tmpl, c) < 0)
-			return 1;
+		if (asprintf(&files[c], "%s/cpu%ld", dir, c) < 0)
+			return -1;
 		cw[c].f = fopen(files[c], "wb");
 		cw[c].page = malloc((size_t)psize);
 		cw[c].psize = psize;
 		if (!cw[c].f || !cw[c].page) {
 			perror("tracedat-gen");
-			return 1;
+			return -1;
 		}
-		cur[c][0] = 0;
 	}
-	/*
-	 * Round-robin over the CPUs, one turn (4 or 5 events) each, with
-	 * per-CPU clocks that drift apart so the merge has work to do.
-	 */
-	{
-		uint64_t *now = calloc((size_t)ncpu, sizeof(*now)), s = (uint64_t)seed;
-		uint64_t turn = 0;
+	return 0;
+}
 
-		for (long c = 0; c < ncpu; c++)
-			now[c] = ts0 + rnd(&s) % 1000;
-		while (total < (uint64_t)nev) {
-			for (long c = 0; c < ncpu && total < (uint64_t)nev; c++) {
-				struct cpuw *w = &cw[c];
-				int prev = 1000 + (int)c * 4 + cur[c][0];
-				int nk = (cur[c][0] + 1) % 4, next = 1000 + (int)c * 4 + nk;
-				uint64_t run = 20000 + rnd(&s) % 2000000;
-				char comm[16];
-				unsigned char *p;
+/* The load as it goes: per-CPU clocks and running task, the turn, the random state. */
+struct load {
+	long ncpu;
+	uint64_t *now;
+	int *cur;		/* the task (0 to 3) running on each CPU */
+	uint64_t turn, rs;
+};
 
-				snprintf(comm, sizeof(comm), "gen-%d", next);
-				now[c] += run;
-				p = ev(w, now[c], E_WAKING, prev);
-				fstr(p, E_WAKING, 0, comm);
-				fnum(p, E_WAKING, 1, (uint64_t)next);
-				fnum(p, E_WAKING, 2, 120);
-				fnum(p, E_WAKING, 3, (uint64_t)c);
-				p = ev(w, now[c] + 500, E_WAKEUP, prev);
-				fstr(p, E_WAKEUP, 0, comm);
-				fnum(p, E_WAKEUP, 1, (uint64_t)next);
-				fnum(p, E_WAKEUP, 2, 120);
-				fnum(p, E_WAKEUP, 3, (uint64_t)c);
-				p = ev(w, now[c] + 1000, E_RUNTIME, prev);
-				snprintf(comm, sizeof(comm), "gen-%d", prev);
-				fstr(p, E_RUNTIME, 0, comm);
-				fnum(p, E_RUNTIME, 1, (uint64_t)prev);
-				fnum(p, E_RUNTIME, 2, run);
-				fnum(p, E_RUNTIME, 3, turn * 1000);
-				p = ev(w, now[c] + 1500, E_SWITCH, prev);
-				fstr(p, E_SWITCH, 0, comm);
-				fnum(p, E_SWITCH, 1, (uint64_t)prev);
-				fnum(p, E_SWITCH, 2, 120);
-				fnum(p, E_SWITCH, 3, (turn + (uint64_t)c) % 3 ? 0 : 1);
-				snprintf(comm, sizeof(comm), "gen-%d", next);
-				fstr(p, E_SWITCH, 4, comm);
-				fnum(p, E_SWITCH, 5, (uint64_t)next);
-				fnum(p, E_SWITCH, 6, 120);
-				total += 4;
-				if (ncpu > 1 && turn % 64 == (uint64_t)c % 64) {
-					p = ev(w, now[c] + 2000, E_MIGRATE, next);
-					snprintf(comm, sizeof(comm), "gen-%d", prev);
-					fstr(p, E_MIGRATE, 0, comm);
-					fnum(p, E_MIGRATE, 1, (uint64_t)prev);
-					fnum(p, E_MIGRATE, 2, 120);
-					fnum(p, E_MIGRATE, 3, (uint64_t)c);
-					fnum(p, E_MIGRATE, 4, (uint64_t)((c + 1) % ncpu));
-					total++;
-				}
-				now[c] += 2000;
-				cur[c][0] = nk;
-			}
-			turn++;
-		}
-		free(now);
+/* sched_waking or sched_wakeup (@e) at @ts: task @next wakes on CPU @c. */
+static void ev_wake(struct cpuw *w, uint64_t ts, int e, int prev, int next, long c,
+		    const char *comm)
+{
+	unsigned char *p = ev(w, ts, e, prev);
+
+	fstr(p, e, 0, comm);
+	fnum(p, e, 1, (uint64_t)next);
+	fnum(p, e, 2, 120);
+	fnum(p, e, 3, (uint64_t)c);
+}
+
+/*
+ * One turn on CPU @c: the next of its four tasks wakes, the running one
+ * has run and switches to it, and on every 64th turn (a different one per
+ * CPU) the next task moves to the following CPU.  Returns the events written.
+ */
+static int gen_turn(struct cpuw *w, struct load *l, long c)
+{
+	int prev = 1000 + (int)c * 4 + l->cur[c];
+	int nk = (l->cur[c] + 1) % 4, next = 1000 + (int)c * 4 + nk;
+	uint64_t run = 20000 + rnd(&l->rs) % 2000000, now;
+	char comm[16], pcomm[16];
+	unsigned char *p;
+	int n = 4;
+
+	snprintf(comm, sizeof(comm), "gen-%d", next);
+	snprintf(pcomm, sizeof(pcomm), "gen-%d", prev);
+	now = l->now[c] += run;
+	ev_wake(w, now, E_WAKING, prev, next, c, comm);
+	ev_wake(w, now + 500, E_WAKEUP, prev, next, c, comm);
+	p = ev(w, now + 1000, E_RUNTIME, prev);
+	fstr(p, E_RUNTIME, 0, pcomm);
+	fnum(p, E_RUNTIME, 1, (uint64_t)prev);
+	fnum(p, E_RUNTIME, 2, run);
+	fnum(p, E_RUNTIME, 3, l->turn * 1000);
+	p = ev(w, now + 1500, E_SWITCH, prev);
+	fstr(p, E_SWITCH, 0, pcomm);
+	fnum(p, E_SWITCH, 1, (uint64_t)prev);
+	fnum(p, E_SWITCH, 2, 120);
+	fnum(p, E_SWITCH, 3, (l->turn + (uint64_t)c) % 3 ? 0 : 1);
+	fstr(p, E_SWITCH, 4, comm);
+	fnum(p, E_SWITCH, 5, (uint64_t)next);
+	fnum(p, E_SWITCH, 6, 120);
+	if (l->ncpu > 1 && l->turn % 64 == (uint64_t)c % 64) {
+		p = ev(w, now + 2000, E_MIGRATE, next);
+		fstr(p, E_MIGRATE, 0, pcomm);
+		fnum(p, E_MIGRATE, 1, (uint64_t)prev);
+		fnum(p, E_MIGRATE, 2, 120);
+		fnum(p, E_MIGRATE, 3, (uint64_t)c);
+		fnum(p, E_MIGRATE, 4, (uint64_t)((c + 1) % l->ncpu));
+		n++;
 	}
-	for (long c = 0; c < ncpu; c++) {
+	l->now[c] += 2000;
+	l->cur[c] = nk;
+	return n;
+}
+
+/*
+ * Round-robin over the CPUs, one turn (4 or 5 events) each, with per-CPU
+ * clocks that drift apart so the merge has work to do, until @nev events.
+ * Returns the events written, 0 when out of memory.
+ */
+static uint64_t generate(struct cpuw *cw, long ncpu, long nev, long seed)
+{
+	struct load l = { .ncpu = ncpu, .rs = (uint64_t)seed };
+	uint64_t total = 0, ts0 = 1000000000ULL;
+
+	l.now = calloc((size_t)ncpu, sizeof(*l.now));
+	l.cur = calloc((size_t)ncpu, sizeof(*l.cur));
+	if (!l.now || !l.cur)
+		return 0;
+	for (long c = 0; c < ncpu; c++)
+		l.now[c] = ts0 + rnd(&l.rs) % 1000;
+	while (total < (uint64_t)nev) {
+		for (long c = 0; c < ncpu && total < (uint64_t)nev; c++)
+			total += (uint64_t)gen_turn(&cw[c], &l, c);
+		l.turn++;
+	}
+	free(l.now);
+	free(l.cur);
+	return total;
+}
+
+/* The template's headers, the options trace-cmd record writes, then the CPUs' pages; 0 or -1. */
+static int write_output(struct tracecmd_input *in, const struct gen_args *a, char **files)
+{
+	/* as trace-cmd record writes them: the CPU count and the clock */
+	static const char clock[] = "local global counter uptime [perf] mono";
+	struct tracecmd_output *out;
+	int n = (int)a->ncpu;
+
+	out = tracecmd_copy(in, a->out_path, STATE_CMD_LINES, 7, a->zname);
+	if (!out) {
+		fprintf(stderr, "tracedat-gen: %s: cannot write the headers\n", a->out_path);
+		return -1;
+	}
+	tracecmd_set_quiet(out, true);
+	tracecmd_add_option(out, OPT_CPUCOUNT, sizeof(n), &n);
+	tracecmd_add_option(out, OPT_TRACECLOCK, sizeof(clock), clock);
+	/* in a section before the data, where a cut file still has them */
+	tracecmd_write_options(out);
+	if (tracecmd_write_cpu_data(out, (int)a->ncpu, files, NULL) < 0) {
+		fprintf(stderr, "tracedat-gen: %s: cannot write the event data\n", a->out_path);
+		return -1;
+	}
+	tracecmd_output_close(out);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct gen_args a;
+	struct tracecmd_input *in;
+	struct cpuw *cw;
+	char **files, tmpl[] = "/tmp/tracedat-gen-XXXXXX";
+	uint64_t total;
+	struct stat st;
+
+	parse_args(argc, argv, &a);
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	in = tracecmd_open(a.template_path, TRACECMD_FL_LOAD_NO_PLUGINS |
+			   TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	if (!in) {
+		fprintf(stderr, "tracedat-gen: %s: cannot open the template\n", a.template_path);
+		return 1;
+	}
+	if (load_formats(tracecmd_get_tep(in), a.template_path))
+		return 1;
+	if (!mkdtemp(tmpl)) {
+		perror("tracedat-gen: mkdtemp");
+		return 1;
+	}
+	if (open_cpu_files(tmpl, a.ncpu, tracecmd_page_size(in), &cw, &files))
+		return 1;
+	total = generate(cw, a.ncpu, a.nev, a.seed);
+	if (!total)
+		return 1;
+	for (long c = 0; c < a.ncpu; c++) {
 		page_flush(&cw[c]);
 		if (fclose(cw[c].f)) {
 			perror("tracedat-gen: close");
 			return 1;
 		}
 	}
-	out = tracecmd_copy(in, argv[optind + 1], STATE_CMD_LINES, 7, zname);
-	if (!out) {
-		fprintf(stderr, "tracedat-gen: %s: cannot write the headers\n", argv[optind + 1]);
+	if (write_output(in, &a, files))
 		return 1;
-	}
-	tracecmd_set_quiet(out, true);
-	{
-		/* as trace-cmd record writes them: the CPU count and the clock */
-		int n = (int)ncpu;
-		static const char clock[] = "local global counter uptime [perf] mono";
-
-		tracecmd_add_option(out, OPT_CPUCOUNT, sizeof(n), &n);
-		tracecmd_add_option(out, OPT_TRACECLOCK, sizeof(clock), clock);
-		/* in a section before the data, where a cut file still has them */
-		tracecmd_write_options(out);
-	}
-	if (tracecmd_write_cpu_data(out, (int)ncpu, files, NULL) < 0) {
-		fprintf(stderr, "tracedat-gen: %s: cannot write the event data\n",
-			argv[optind + 1]);
-		return 1;
-	}
-	tracecmd_output_close(out);
 	tracecmd_close(in);
-	for (long c = 0; c < ncpu; c++) {
+	for (long c = 0; c < a.ncpu; c++) {
 		unlink(files[c]);
 		free(files[c]);
 		free(cw[c].page);
@@ -364,10 +430,9 @@ int main(int argc, char **argv)
 	rmdir(tmpl);
 	free(cw);
 	free(files);
-	free(cur);
-	if (stat(argv[optind + 1], &st))
+	if (stat(a.out_path, &st))
 		return 1;
-	printf("events %llu cpus %ld bytes %lld\n", (unsigned long long)total, ncpu,
+	printf("events %llu cpus %ld bytes %lld\n", (unsigned long long)total, a.ncpu,
 	       (long long)st.st_size);
 	return 0;
 }

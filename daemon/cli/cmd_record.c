@@ -236,18 +236,66 @@ static int command_findable(const char *name)
 	return ENOENT;
 }
 
-enum { OPT_CONFIG = 256, OPT_SOURCE, OPT_SET, OPT_DURATION, OPT_REPORT };
+enum { OPT_SOURCE = CLI_OPT_LIVE_NEXT };
 
-int cmd_record(int argc, char **argv)
+/* What record's command line asks for. */
+struct record_args {
+	struct cli_live_args live;	/* the fixed pairs, then --source and --set */
+	const char *out;
+	bool force;
+};
+
+/* An option or check went through: go on (any other value is the exit status). */
+#define RECORD_GO (-1)
+
+/* One option from getopt_long(); RECORD_GO or the exit status. */
+static int record_option(int c, struct record_args *a)
+{
+	int taken = cli_live_option(c, "record", &a->live);
+
+	if (taken)
+		return taken > 0 ? RECORD_GO : CLI_EXIT_USAGE;
+	switch (c) {
+	case 'o':
+		if (!*optarg) {
+			fprintf(stderr, "imbalanced: record: --output: want a file name\n");
+			return CLI_EXIT_USAGE;
+		}
+		a->out = optarg;
+		break;
+	case 'f':
+		a->force = true;
+		break;
+	case OPT_SOURCE:
+		if (strcmp(optarg, "auto") && strcmp(optarg, "bpf") && strcmp(optarg, "tracefs")) {
+			fprintf(stderr, "imbalanced: record: --source '%s': want auto, bpf or "
+				"tracefs\n", optarg);
+			return CLI_EXIT_USAGE;
+		}
+		if (cli_override_add(&a->live.ov, "source", optarg))
+			return CLI_EXIT_USAGE;
+		break;
+	case 'h':
+		record_usage(stdout);
+		return CLI_EXIT_OK;
+	default:
+		record_usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	return RECORD_GO;
+}
+
+/* The options up to the command; RECORD_GO or the exit status. */
+static int record_parse_options(int argc, char **argv, struct record_args *a)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
-		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "duration", required_argument, NULL, CLI_OPT_DURATION },
 		{ "source", required_argument, NULL, OPT_SOURCE },
-		{ "report", required_argument, NULL, OPT_REPORT },
-		{ "config", required_argument, NULL, OPT_CONFIG },
-		{ "set", required_argument, NULL, OPT_SET },
+		{ "report", required_argument, NULL, CLI_OPT_REPORT },
+		{ "config", required_argument, NULL, CLI_OPT_CONFIG },
+		{ "set", required_argument, NULL, CLI_OPT_SET },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -258,148 +306,115 @@ int cmd_record(int argc, char **argv)
 		{ "listen", "" }, { "db", "" }, { "flight_recorder_s", "0" },
 		{ "alert_hook", "" }, { "state_dir", "" },
 	};
-	const char *overrides[64][2];
-	const char *out = RECORD_DEFAULT_PATH, *config_path = NULL;
-	struct record_cmd cmd = { 0 };
-	struct runtime_result res = { 0 };
-	struct runtime_opts ro;
-	uint64_t duration_ns = 0;
-	bool force = false, stopped_by_signal;
-	struct sigaction sa;
-	int nover = 0, c, rc;
-	char err[256];
+	int c, rc;
 
-	memset(&ro, 0, sizeof(ro));
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
-		overrides[nover][0] = fixed[i][0];
-		overrides[nover++][1] = fixed[i][1];
-	}
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		cli_override_add(&a->live.ov, fixed[i][0], fixed[i][1]);
 	optind = 1;
 	/* '+': the command's own options are not ours */
-	while ((c = getopt_long(argc, argv, "+o:fvqh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (!*optarg) {
-				fprintf(stderr, "imbalanced: record: --output: want a file name\n");
-				return CLI_EXIT_USAGE;
-			}
-			out = optarg;
-			break;
-		case 'f':
-			force = true;
-			break;
-		case OPT_DURATION:
-			if (cli_parse_ns(optarg, 1000000000ull, &duration_ns) || !duration_ns) {
-				fprintf(stderr, "imbalanced: record: --duration '%s': want a duration\n",
-					optarg);
-				return CLI_EXIT_USAGE;
-			}
-			break;
-		case OPT_SOURCE:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "bpf") && strcmp(optarg, "tracefs")) {
-				fprintf(stderr, "imbalanced: record: --source '%s': want auto, bpf or "
-					"tracefs\n", optarg);
-				return CLI_EXIT_USAGE;
-			}
-			if (nover >= 64)
-				return CLI_EXIT_USAGE;
-			overrides[nover][0] = "source";
-			overrides[nover++][1] = optarg;
-			break;
-		case OPT_REPORT:
-			ro.report_path = optarg;
-			break;
-		case OPT_CONFIG:
-			config_path = optarg;
-			break;
-		case OPT_SET: {
-			char *eq = strchr(optarg, '=');
+	while ((c = getopt_long(argc, argv, "+o:fvqh", longopts, NULL)) != -1)
+		if ((rc = record_option(c, a)) != RECORD_GO)
+			return rc;
+	return RECORD_GO;
+}
 
-			if (!eq || nover >= 64) {
-				fprintf(stderr, "imbalanced: record: --set '%s': want KEY=VALUE\n",
-					optarg);
-				return CLI_EXIT_USAGE;
-			}
-			*eq = 0;
-			overrides[nover][0] = optarg;
-			overrides[nover++][1] = eq + 1;
-			break;
-		}
-		case 'v':
-			ro.verbose = true;
-			break;
-		case 'q':
-			ro.quiet = true;
-			break;
-		case 'h':
-			record_usage(stdout);
-			return CLI_EXIT_OK;
-		default:
-			record_usage(stderr);
-			return CLI_EXIT_USAGE;
-		}
-	}
+/*
+ * The command after the options, which must be one execvp() can find, and
+ * the one output each run has; RECORD_GO or the exit status.
+ */
+static int record_check_args(int argc, char **argv, const struct record_args *a,
+			     struct record_cmd *cmd)
+{
 	if (optind < argc) {
 		int e;
 
-		cmd.argv = &argv[optind];
-		if (!*cmd.argv[0] || (e = command_findable(cmd.argv[0]))) {
-			fprintf(stderr, "imbalanced: record: %s: cannot start: %s\n", cmd.argv[0],
-				strerror(*cmd.argv[0] ? e : ENOENT));
+		cmd->argv = &argv[optind];
+		if (!*cmd->argv[0] || (e = command_findable(cmd->argv[0]))) {
+			fprintf(stderr, "imbalanced: record: %s: cannot start: %s\n", cmd->argv[0],
+				strerror(*cmd->argv[0] ? e : ENOENT));
 			return CLI_EXIT_USAGE;
 		}
 	}
-	if (!strcmp(out, "-") && ro.report_path && !strcmp(ro.report_path, "-")) {
+	if (!strcmp(a->out, "-") && a->live.report_path && !strcmp(a->live.report_path, "-")) {
 		fprintf(stderr, "imbalanced: record: the recording and the report cannot both go "
 			"to standard output\n");
 		return CLI_EXIT_USAGE;
 	}
+	return RECORD_GO;
+}
 
-	ro.config_path = config_path ? config_path : CONFIG_DEFAULT_PATH;
-	ro.config_missing_ok = !config_path;
-	ro.overrides = overrides;
-	ro.nr_overrides = nover;
-	ro.duration_ns = duration_ns;
-	ro.record_path = out;
-	ro.record_no_clobber = !force;
-	ro.result = &res;
-	ro.on_ready = record_ready;
-	ro.ready_ctx = &cmd;
+/* The runtime's options from the arguments; the command starts once the source is ready. */
+static void record_runtime_opts(struct runtime_opts *ro, struct record_args *a,
+				struct runtime_result *res, struct record_cmd *cmd)
+{
+	cli_live_runtime_opts(&a->live, ro);
+	ro->record_path = a->out;
+	ro->record_no_clobber = !a->force;
+	ro->result = res;
+	ro->on_ready = record_ready;
+	ro->ready_ctx = cmd;
 	errno = 0;
-	cmd.nice0 = getpriority(PRIO_PROCESS, 0);
+	cmd->nice0 = getpriority(PRIO_PROCESS, 0);
+}
 
+static void record_signals(void)
+{
+	struct sigaction sa;
+
+	cli_live_signals(on_signal);
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_child;
 	sa.sa_flags = SA_NOCLDSTOP | SA_RESTART;
 	sigaction(SIGCHLD, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+}
+
+/* After runtime_main() returned @rc: what went wrong or what was written; the exit status. */
+static int record_finish(int rc, const char *err, const struct record_args *a,
+			 const struct runtime_opts *ro, const struct runtime_result *res,
+			 const struct record_cmd *cmd, bool stopped_by_signal)
+{
+	if (rc < 0) {
+		fprintf(stderr, "imbalanced: record: %s\n", err);
+		/* a file made by this run holds no recording worth keeping */
+		if (res->record_created && strcmp(a->out, "-"))
+			unlink(a->out);
+		return rc == -ENOTSUP ? CLI_EXIT_NOKERNEL : CLI_EXIT_USAGE;
+	}
+	if (cmd->exec_errno) {
+		fprintf(stderr, "imbalanced: record: %s: cannot start: %s\n", cmd->argv[0],
+			strerror(cmd->exec_errno));
+		if (res->record_created && strcmp(a->out, "-"))
+			unlink(a->out);
+		return CLI_EXIT_USAGE;
+	}
+	record_child_say(cmd, stopped_by_signal || !rec_child_done);
+	if (!ro->quiet || res->record_failed || res->lost)
+		fprintf(stderr, "imbalanced: record: %s: %llu events written, %llu lost%s\n",
+			a->out, (unsigned long long)res->recorded, (unsigned long long)res->lost,
+			res->record_failed ? " (the file is incomplete)" : "");
+	return res->record_failed ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_args a = { .out = RECORD_DEFAULT_PATH };
+	struct record_cmd cmd = { 0 };
+	struct runtime_result res = { 0 };
+	struct runtime_opts ro;
+	bool stopped_by_signal;
+	char err[256];
+	int rc;
+
+	memset(&ro, 0, sizeof(ro));
+	if ((rc = record_parse_options(argc, argv, &a)) != RECORD_GO ||
+	    (rc = record_check_args(argc, argv, &a, &cmd)) != RECORD_GO)
+		return rc;
+	record_runtime_opts(&ro, &a, &res, &cmd);
+	record_signals();
 
 	rc = runtime_main(&ro, &rec_stop, &rec_reload, err);
 	stopped_by_signal = rec_stop && !rec_child_done;
 	record_reap();
-	if (rc < 0) {
-		fprintf(stderr, "imbalanced: record: %s\n", err);
-		/* a file made by this run holds no recording worth keeping */
-		if (res.record_created && strcmp(out, "-"))
-			unlink(out);
-		return rc == -ENOTSUP ? CLI_EXIT_NOKERNEL : CLI_EXIT_USAGE;
-	}
-	if (cmd.exec_errno) {
-		fprintf(stderr, "imbalanced: record: %s: cannot start: %s\n", cmd.argv[0],
-			strerror(cmd.exec_errno));
-		if (res.record_created && strcmp(out, "-"))
-			unlink(out);
-		return CLI_EXIT_USAGE;
-	}
-	record_child_say(&cmd, stopped_by_signal || !rec_child_done);
-	if (!ro.quiet || res.record_failed || res.lost)
-		fprintf(stderr, "imbalanced: record: %s: %llu events written, %llu lost%s\n",
-			out, (unsigned long long)res.recorded, (unsigned long long)res.lost,
-			res.record_failed ? " (the file is incomplete)" : "");
-	return res.record_failed ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+	return record_finish(rc, err, &a, &ro, &res, &cmd, stopped_by_signal);
 }

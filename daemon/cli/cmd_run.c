@@ -59,22 +59,84 @@ static void run_usage(FILE *f)
 		"the configuration.\n", CONFIG_DEFAULT_PATH);
 }
 
-enum {
-	OPT_CONFIG = 256, OPT_DB, OPT_LISTEN, OPT_WINDOW, OPT_SOURCE, OPT_SET, OPT_DURATION,
-	OPT_REPORT, OPT_RECORD, OPT_REPLAY,
-};
+enum { OPT_DB = CLI_OPT_LIVE_NEXT, OPT_LISTEN, OPT_WINDOW, OPT_SOURCE, OPT_RECORD, OPT_REPLAY };
 
-int cmd_run(int argc, char **argv)
+/* An option went through: go on (any other value is the exit status). */
+#define RUN_GO (-1)
+
+/* The configuration key an option stands for, NULL when it is none. */
+static const char *run_option_key(int c)
+{
+	switch (c) {
+	case OPT_DB:
+		return "db";
+	case OPT_LISTEN:
+		return "listen";
+	case OPT_WINDOW:
+		return "window";
+	case OPT_SOURCE:
+		return "source";
+	default:
+		return NULL;
+	}
+}
+
+/* An option that is a configuration key, as its pair; RUN_GO or the exit status. */
+static int run_key_option(int c, const char *key, struct cli_live_args *a)
+{
+	/* --window takes milliseconds, like analyze's */
+	if (c == OPT_WINDOW) {
+		static char ms[64];
+
+		snprintf(ms, sizeof(ms), "%sms", optarg);
+		if (cli_override_add(&a->ov, key, strchr(optarg, 's') ? optarg : ms))
+			return CLI_EXIT_USAGE;
+	} else if (cli_override_add(&a->ov, key, optarg)) {
+		return CLI_EXIT_USAGE;
+	}
+	return RUN_GO;
+}
+
+/* One option from getopt_long(); RUN_GO or the exit status. */
+static int run_option(int c, struct cli_live_args *a, struct runtime_opts *ro)
+{
+	const char *key = run_option_key(c);
+	int taken;
+
+	if (key)
+		return run_key_option(c, key, a);
+	taken = cli_live_option(c, "run", a);
+	if (taken)
+		return taken > 0 ? RUN_GO : CLI_EXIT_USAGE;
+	switch (c) {
+	case OPT_REPLAY:
+		ro->replay_path = optarg;
+		break;
+	case OPT_RECORD:
+		ro->record_path = optarg;
+		break;
+	case 'h':
+		run_usage(stdout);
+		return CLI_EXIT_OK;
+	default:
+		run_usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	return RUN_GO;
+}
+
+/* The whole command line, which takes no operands; RUN_GO or the exit status. */
+static int run_parse_args(int argc, char **argv, struct cli_live_args *a, struct runtime_opts *ro)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "config", required_argument, NULL, CLI_OPT_CONFIG },
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "window", required_argument, NULL, OPT_WINDOW },
 		{ "source", required_argument, NULL, OPT_SOURCE },
-		{ "set", required_argument, NULL, OPT_SET },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "report", required_argument, NULL, OPT_REPORT },
+		{ "set", required_argument, NULL, CLI_OPT_SET },
+		{ "duration", required_argument, NULL, CLI_OPT_DURATION },
+		{ "report", required_argument, NULL, CLI_OPT_REPORT },
 		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "replay", required_argument, NULL, OPT_REPLAY },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -82,111 +144,31 @@ int cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	/* flags are applied over the file, so remember them */
-	const char *overrides[64][2];
-	int nover = 0, c, rc;
-	const char *config_path = NULL;
-	uint64_t duration_ns = 0;
-	struct runtime_opts ro;
-	char err[256];
-	struct sigaction sa;
+	int c, rc;
 
-	memset(&ro, 0, sizeof(ro));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "vqh", longopts, NULL)) != -1) {
-		const char *key = NULL;
-
-		switch (c) {
-		case OPT_CONFIG:
-			config_path = optarg;
-			break;
-		case OPT_DB:
-			key = "db";
-			break;
-		case OPT_LISTEN:
-			key = "listen";
-			break;
-		case OPT_WINDOW:
-			key = "window";
-			break;
-		case OPT_SOURCE:
-			key = "source";
-			break;
-		case OPT_SET: {
-			char *eq = strchr(optarg, '=');
-
-			if (!eq || nover >= 64) {
-				fprintf(stderr, "imbalanced: run: --set '%s': want KEY=VALUE\n", optarg);
-				return CLI_EXIT_USAGE;
-			}
-			*eq = 0;
-			overrides[nover][0] = optarg;
-			overrides[nover++][1] = eq + 1;
-			break;
-		}
-		case OPT_DURATION:
-			if (cli_parse_ns(optarg, 1000000000ull, &duration_ns) || !duration_ns) {
-				fprintf(stderr, "imbalanced: run: --duration '%s': want a duration\n",
-					optarg);
-				return CLI_EXIT_USAGE;
-			}
-			break;
-		case OPT_REPLAY:
-			ro.replay_path = optarg;
-			break;
-		case OPT_RECORD:
-			ro.record_path = optarg;
-			break;
-		case OPT_REPORT:
-			ro.report_path = optarg;
-			break;
-		case 'v':
-			ro.verbose = true;
-			break;
-		case 'q':
-			ro.quiet = true;
-			break;
-		case 'h':
-			run_usage(stdout);
-			return CLI_EXIT_OK;
-		default:
-			run_usage(stderr);
-			return CLI_EXIT_USAGE;
-		}
-		if (key) {
-			if (nover >= 64)
-				return CLI_EXIT_USAGE;
-			/* --window takes milliseconds, like analyze's */
-			if (c == OPT_WINDOW) {
-				static char ms[64];
-
-				snprintf(ms, sizeof(ms), "%sms", optarg);
-				overrides[nover][0] = key;
-				overrides[nover++][1] = strchr(optarg, 's') ? optarg : ms;
-			} else {
-				overrides[nover][0] = key;
-				overrides[nover++][1] = optarg;
-			}
-		}
-	}
+	while ((c = getopt_long(argc, argv, "vqh", longopts, NULL)) != -1)
+		if ((rc = run_option(c, a, ro)) != RUN_GO)
+			return rc;
 	if (optind < argc) {
 		fprintf(stderr, "imbalanced: run: unexpected argument '%s'\n", argv[optind]);
 		return CLI_EXIT_USAGE;
 	}
+	return RUN_GO;
+}
 
-	ro.config_path = config_path ? config_path : CONFIG_DEFAULT_PATH;
-	ro.config_missing_ok = !config_path;
-	ro.overrides = overrides;
-	ro.nr_overrides = nover;
-	ro.duration_ns = duration_ns;
+int cmd_run(int argc, char **argv)
+{
+	struct cli_live_args a = { 0 };
+	struct runtime_opts ro;
+	char err[256];
+	int rc;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	memset(&ro, 0, sizeof(ro));
+	if ((rc = run_parse_args(argc, argv, &a, &ro)) != RUN_GO)
+		return rc;
+	cli_live_runtime_opts(&a, &ro);
+	cli_live_signals(on_signal);
 
 	rc = runtime_main(&ro, &run_stop, &run_reload, err);
 	if (rc < 0) {

@@ -286,11 +286,122 @@ static uint64_t get_uint(const void *p, size_t size)
 	return size == 4 ? *(const uint32_t *)p : *(const uint64_t *)p;
 }
 
+/* The value parsers of config_set(), one per key type: 0, or -EINVAL with @err set. */
+
+static int set_k_uint(const struct key *k, void *p, const char *value, char *err)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(value, &end, 10);
+	if (errno || end == value || *end || *value == '-' || v < k->min || v > k->max) {
+		err_set(err, "%s: '%s': want a whole number from %llu to %llu", k->name,
+			value, (unsigned long long)k->min, (unsigned long long)k->max);
+		return -EINVAL;
+	}
+	return set_uint(p, k->size, v);
+}
+
+static int set_k_nice(const struct key *k, void *p, const char *value, char *err)
+{
+	long v;
+	char *end;
+
+	errno = 0;
+	v = strtol(value, &end, 10);
+	if (errno || end == value || *end || v < -20 || v > 19) {
+		err_set(err, "%s: '%s': want a nice level from -20 to 19", k->name, value);
+		return -EINVAL;
+	}
+	*(int *)p = (int)v;
+	return 0;
+}
+
+static int set_k_ns(const struct key *k, void *p, const char *value, char *err)
+{
+	uint64_t v;
+
+	if (cli_parse_ns(value, 1000000000ull, &v) || v < k->min || v > k->max) {
+		err_set(err, "%s: '%s': want a duration (e.g. 500ms, 10s)", k->name, value);
+		return -EINVAL;
+	}
+	return set_uint(p, k->size, v);
+}
+
+static int set_k_pct(const struct key *k, void *p, const char *value, char *err)
+{
+	double v;
+	char *end;
+
+	errno = 0;
+	v = strtod(value, &end);
+	if (errno || end == value || *end || v < 0 || v > 100) {
+		err_set(err, "%s: '%s': want a percentage from 0 to 100", k->name, value);
+		return -EINVAL;
+	}
+	*(double *)p = v / 100.0;
+	return 0;
+}
+
+static int set_k_bool(const struct key *k, void *p, const char *value, char *err)
+{
+	if (!strcmp(value, "true") || !strcmp(value, "yes") || !strcmp(value, "1")) {
+		*(bool *)p = true;
+	} else if (!strcmp(value, "false") || !strcmp(value, "no") || !strcmp(value, "0")) {
+		*(bool *)p = false;
+	} else {
+		err_set(err, "%s: '%s': want true or false", k->name, value);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int set_k_str(const struct key *k, void *p, const char *value, char *err)
+{
+	if (strlen(value) >= k->size) {
+		err_set(err, "%s: value longer than %zu bytes", k->name, k->size - 1);
+		return -EINVAL;
+	}
+	memcpy(p, value, strlen(value) + 1);
+	return 0;
+}
+
+/* A value that is one of a few words, each standing for a number. */
+struct key_word {
+	const char *word;
+	int value;
+};
+
+static int set_k_word(const struct key *k, int *p, const struct key_word *words, size_t n,
+		      const char *want, const char *value, char *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(value, words[i].word)) {
+			*p = words[i].value;
+			return 0;
+		}
+	}
+	err_set(err, "%s: '%s': want %s", k->name, value, want);
+	return -EINVAL;
+}
+
+static const struct key_word source_words[] = {
+	{ "auto", CONFIG_SOURCE_AUTO },
+	{ "bpf", CONFIG_SOURCE_BPF },
+	{ "tracefs", CONFIG_SOURCE_TRACEFS },
+};
+
+static const struct key_word group_by_words[] = {
+	{ "process", ANALYZER_GROUP_PROCESS },
+	{ "comm", ANALYZER_GROUP_COMM },
+	{ "cgroup", ANALYZER_GROUP_CGROUP },
+};
+
 int config_set(struct config *c, const char *key, const char *value, char *err)
 {
 	const struct key *k = key_find(key);
 	void *p;
-	char *end;
 
 	if (!k) {
 		err_set(err, "unknown key '%s'", key);
@@ -298,92 +409,24 @@ int config_set(struct config *c, const char *key, const char *value, char *err)
 	}
 	p = (char *)c + k->off;
 	switch (k->type) {
-	case K_UINT: {
-		unsigned long long v;
-
-		errno = 0;
-		v = strtoull(value, &end, 10);
-		if (errno || end == value || *end || *value == '-' || v < k->min || v > k->max) {
-			err_set(err, "%s: '%s': want a whole number from %llu to %llu", key,
-				value, (unsigned long long)k->min, (unsigned long long)k->max);
-			return -EINVAL;
-		}
-		return set_uint(p, k->size, v);
-	}
-	case K_NICE: {
-		long v;
-
-		errno = 0;
-		v = strtol(value, &end, 10);
-		if (errno || end == value || *end || v < -20 || v > 19) {
-			err_set(err, "%s: '%s': want a nice level from -20 to 19", key, value);
-			return -EINVAL;
-		}
-		*(int *)p = (int)v;
-		return 0;
-	}
-	case K_NS: {
-		uint64_t v;
-
-		if (cli_parse_ns(value, 1000000000ull, &v) || v < k->min || v > k->max) {
-			err_set(err, "%s: '%s': want a duration (e.g. 500ms, 10s)", key, value);
-			return -EINVAL;
-		}
-		return set_uint(p, k->size, v);
-	}
-	case K_PCT: {
-		double v;
-
-		errno = 0;
-		v = strtod(value, &end);
-		if (errno || end == value || *end || v < 0 || v > 100) {
-			err_set(err, "%s: '%s': want a percentage from 0 to 100", key, value);
-			return -EINVAL;
-		}
-		*(double *)p = v / 100.0;
-		return 0;
-	}
+	case K_UINT:
+		return set_k_uint(k, p, value, err);
+	case K_NICE:
+		return set_k_nice(k, p, value, err);
+	case K_NS:
+		return set_k_ns(k, p, value, err);
+	case K_PCT:
+		return set_k_pct(k, p, value, err);
 	case K_BOOL:
-		if (!strcmp(value, "true") || !strcmp(value, "yes") || !strcmp(value, "1")) {
-			*(bool *)p = true;
-		} else if (!strcmp(value, "false") || !strcmp(value, "no") || !strcmp(value, "0")) {
-			*(bool *)p = false;
-		} else {
-			err_set(err, "%s: '%s': want true or false", key, value);
-			return -EINVAL;
-		}
-		return 0;
+		return set_k_bool(k, p, value, err);
 	case K_STR:
-		if (strlen(value) >= k->size) {
-			err_set(err, "%s: value longer than %zu bytes", key, k->size - 1);
-			return -EINVAL;
-		}
-		memcpy(p, value, strlen(value) + 1);
-		return 0;
+		return set_k_str(k, p, value, err);
 	case K_SOURCE:
-		if (!strcmp(value, "auto"))
-			*(int *)p = CONFIG_SOURCE_AUTO;
-		else if (!strcmp(value, "bpf"))
-			*(int *)p = CONFIG_SOURCE_BPF;
-		else if (!strcmp(value, "tracefs"))
-			*(int *)p = CONFIG_SOURCE_TRACEFS;
-		else {
-			err_set(err, "%s: '%s': want auto, bpf or tracefs", key, value);
-			return -EINVAL;
-		}
-		return 0;
+		return set_k_word(k, p, source_words, ARRAY_SIZE(source_words),
+				  "auto, bpf or tracefs", value, err);
 	case K_GROUP_BY:
-		if (!strcmp(value, "process"))
-			*(int *)p = ANALYZER_GROUP_PROCESS;
-		else if (!strcmp(value, "comm"))
-			*(int *)p = ANALYZER_GROUP_COMM;
-		else if (!strcmp(value, "cgroup"))
-			*(int *)p = ANALYZER_GROUP_CGROUP;
-		else {
-			err_set(err, "%s: '%s': want process, comm or cgroup", key, value);
-			return -EINVAL;
-		}
-		return 0;
+		return set_k_word(k, p, group_by_words, ARRAY_SIZE(group_by_words),
+				  "process, comm or cgroup", value, err);
 	case K_EVENTS:
 		return ev_parse(value, (uint32_t *)p, err);
 	}

@@ -508,6 +508,59 @@ static bool rt_key_is_live(const struct config *old, const struct config *c, con
 }
 
 /*
+ * Every key line of the new configuration text @tnew whose value differs
+ * from the running one's (@told): its name goes to @fa when it can change
+ * in place, to @fr when it needs a restart.  @one is scratch space.
+ */
+static void rt_changed_keys(const struct runtime *rt, const char *told, const char *tnew,
+			    struct config *one, FILE *fa, FILE *fr)
+{
+	for (const char *l = tnew; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		char key[64], vold[CONFIG_PATH_MAX], vnew[CONFIG_PATH_MAX], kerr[256];
+		const char *eq;
+
+		if (*l == '#' || *l == '\n' || !(eq = strstr(l, " = ")) || eq - l >= (long)sizeof(key))
+			continue;
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - l), l);
+		if (!rt_config_value(tnew, key, vnew, sizeof(vnew)) ||
+		    (rt_config_value(told, key, vold, sizeof(vold)) && !strcmp(vold, vnew)))
+			continue;
+		*one = rt->cfg;
+		if (config_set(one, key, vnew, kerr) == 0 && rt_key_is_live(&rt->cfg, one, key))
+			fprintf(fa, "%s%s", ftell(fa) ? ", " : "", key);
+		else
+			fprintf(fr, "%s%s", ftell(fr) ? ", " : "", key);
+	}
+}
+
+/*
+ * What can change in place, from the re-read configuration @c: the alert
+ * keys, the nice level and the analyzers' thresholds (not the window
+ * length nor the grouping of jobs).
+ */
+static void rt_apply_in_place(struct runtime *rt, const struct config *c)
+{
+	uint64_t win = rt->cfg.analyzer.window_ns;
+	int group_by = rt->cfg.analyzer.group_by;
+
+	memcpy(rt->cfg.alert_hook, c->alert_hook, sizeof(c->alert_hook));
+	rt->cfg.alert_hook_timeout_s = c->alert_hook_timeout_s;
+	rt->cfg.alert_min_ns = c->alert_min_ns;
+	rt->cfg.alert_hysteresis = c->alert_hysteresis;
+	rt->cfg.alert_overload_ns = c->alert_overload_ns;
+	rt->cfg.alert_lost_events = c->alert_lost_events;
+	alerts_config(rt->alerts, &rt->cfg);
+	if (c->nice != rt->cfg.nice) {
+		rt->cfg.nice = c->nice;
+		rt_nice_apply(rt, c->nice);
+	}
+	rt->cfg.analyzer = c->analyzer;
+	rt->cfg.analyzer.window_ns = win;
+	rt->cfg.analyzer.group_by = group_by;
+	pipeline_reconfigure(rt->p, &rt->cfg.analyzer);
+}
+
+/*
  * SIGHUP: re-read the file and apply what can change in place (alert keys,
  * the analyzers' thresholds); each changed key that needs a restart is named.
  */
@@ -532,49 +585,13 @@ static void rt_reload(struct runtime *rt)
 	fr = open_memstream(&restart, &rlen);
 	if (!told || !tnew || !fa || !fr)
 		goto oom;
-	/* every key line of the new text whose value differs from the running one */
-	for (const char *l = tnew; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		char key[64], vold[CONFIG_PATH_MAX], vnew[CONFIG_PATH_MAX], kerr[256];
-		const char *eq;
-
-		if (*l == '#' || *l == '\n' || !(eq = strstr(l, " = ")) || eq - l >= (long)sizeof(key))
-			continue;
-		snprintf(key, sizeof(key), "%.*s", (int)(eq - l), l);
-		if (!rt_config_value(tnew, key, vnew, sizeof(vnew)) ||
-		    (rt_config_value(told, key, vold, sizeof(vold)) && !strcmp(vold, vnew)))
-			continue;
-		*one = rt->cfg;
-		if (config_set(one, key, vnew, kerr) == 0 && rt_key_is_live(&rt->cfg, one, key))
-			fprintf(fa, "%s%s", ftell(fa) ? ", " : "", key);
-		else
-			fprintf(fr, "%s%s", ftell(fr) ? ", " : "", key);
-	}
+	rt_changed_keys(rt, told, tnew, one, fa, fr);
 	if (fclose(fa) | fclose(fr)) {
 		fa = fr = NULL;
 		goto oom;
 	}
 	fa = fr = NULL;
-	/* what can change in place */
-	memcpy(rt->cfg.alert_hook, c->alert_hook, sizeof(c->alert_hook));
-	rt->cfg.alert_hook_timeout_s = c->alert_hook_timeout_s;
-	rt->cfg.alert_min_ns = c->alert_min_ns;
-	rt->cfg.alert_hysteresis = c->alert_hysteresis;
-	rt->cfg.alert_overload_ns = c->alert_overload_ns;
-	rt->cfg.alert_lost_events = c->alert_lost_events;
-	alerts_config(rt->alerts, &rt->cfg);
-	if (c->nice != rt->cfg.nice) {
-		rt->cfg.nice = c->nice;
-		rt_nice_apply(rt, c->nice);
-	}
-	{
-		uint64_t win = rt->cfg.analyzer.window_ns;
-		int group_by = rt->cfg.analyzer.group_by;
-
-		rt->cfg.analyzer = c->analyzer;
-		rt->cfg.analyzer.window_ns = win;
-		rt->cfg.analyzer.group_by = group_by;
-		pipeline_reconfigure(rt->p, &rt->cfg.analyzer);
-	}
+	rt_apply_in_place(rt, c);
 	rt_log(rt, LOG_INFO, "configuration reloaded from %s: %s%s", rt->o->config_path,
 	       applied[0] ? "applied " : "no change applied", applied);
 	if (restart[0])

@@ -129,13 +129,9 @@ static void json_windows(struct json *j, const struct report_run *r)
 	json_array_end(j);
 }
 
-static void json_run(struct json *j, const struct report_run *r, const struct group_rows *groups)
+/* "source": the file read, its format and clock, its CPUs, whether it was cut short. */
+static void json_run_source(struct json *j, const struct report_run *r)
 {
-	const struct imb_window *w = r->summary;
-	const struct model *m = r->model;
-	uint64_t span = w->t_end_ns - w->t_start_ns, sched_avg = 0;
-
-	json_object_begin(j);
 	json_key(j, "source");
 	json_object_begin(j);
 	json_key(j, "files");
@@ -144,9 +140,17 @@ static void json_run(struct json *j, const struct report_run *r, const struct gr
 	json_array_end(j);
 	json_kv_str(j, "format", r->info->format);
 	json_kv_str(j, "clock", r->info->clock);
-	json_kv_int(j, "nr_cpus", r->info->nr_cpus ? r->info->nr_cpus : m->nr_cpus);
+	json_kv_int(j, "nr_cpus", r->info->nr_cpus ? r->info->nr_cpus : r->model->nr_cpus);
 	json_kv_bool(j, "truncated", r->info->truncated);
 	json_object_end(j);
+}
+
+/* The run's span and its event counts, in all and per kind. */
+static void json_run_counts(struct json *j, const struct report_run *r, uint64_t span)
+{
+	const struct imb_window *w = r->summary;
+	const struct model *m = r->model;
+
 	json_kv_uint(j, "span_ns", span);
 	json_kv_uint(j, "t_start_ns", w->t_start_ns);
 	json_kv_uint(j, "t_end_ns", w->t_end_ns);
@@ -162,7 +166,11 @@ static void json_run(struct json *j, const struct report_run *r, const struct gr
 	json_object_end(j);
 	json_kv_str(j, "run_time_source",
 		    m->has_runtime_events ? "sched_stat_runtime" : "sched_switch");
+}
 
+/* "tasks" and "jobs": the rows of the whole run. */
+static void json_run_tasks_jobs(struct json *j, const struct imb_window *w)
+{
 	json_key(j, "tasks");
 	json_array_begin(j);
 	for (size_t i = 0; i < w->nr_tasks; i++)
@@ -174,6 +182,12 @@ static void json_run(struct json *j, const struct report_run *r, const struct gr
 	for (size_t i = 0; i < w->nr_jobs; i++)
 		window_json_job(j, &w->jobs[i]);
 	json_array_end(j);
+}
+
+/* "cpus" over the whole run, then "sched_avg", the sum of their util_avg. */
+static void json_run_cpus(struct json *j, const struct imb_window *w, uint64_t span)
+{
+	uint64_t sched_avg = 0;
 
 	json_key(j, "cpus");
 	json_array_begin(j);
@@ -198,13 +212,12 @@ static void json_run(struct json *j, const struct report_run *r, const struct gr
 	}
 	json_array_end(j);
 	json_kv_uint(j, "sched_avg", sched_avg);
-	json_work_conservation(j, w, span);
-	if (r->windows)
-		json_windows(j, r);
+}
 
-	/* the task groups at the end of the run, with the kernel's values */
-	json_key(j, "groups");
-	group_rows_json(j, groups);
+/* "pelt": the engine's error against the kernel per entity kind, and the error to expect. */
+static void json_run_pelt(struct json *j, const struct model *m)
+{
+	struct pelt_expect e;
 
 	json_key(j, "pelt");
 	json_object_begin(j);
@@ -213,13 +226,30 @@ static void json_run(struct json *j, const struct report_run *r, const struct gr
 	json_err_hists(j, "task_signals", m->err_task);
 	json_err_hists(j, "group_signals", m->err_group);
 	json_err_hists(j, "group_entity_signals", m->err_group_se);
-	{
-		struct pelt_expect e;
-
-		pelt_expect_get(m, &e);
-		window_json_pelt_expect(j, &e);
-	}
+	pelt_expect_get(m, &e);
+	window_json_pelt_expect(j, &e);
 	json_object_end(j);
+}
+
+static void json_run(struct json *j, const struct report_run *r, const struct group_rows *groups)
+{
+	const struct imb_window *w = r->summary;
+	uint64_t span = w->t_end_ns - w->t_start_ns;
+
+	json_object_begin(j);
+	json_run_source(j, r);
+	json_run_counts(j, r, span);
+	json_run_tasks_jobs(j, w);
+	json_run_cpus(j, w, span);
+	json_work_conservation(j, w, span);
+	if (r->windows)
+		json_windows(j, r);
+
+	/* the task groups at the end of the run, with the kernel's values */
+	json_key(j, "groups");
+	group_rows_json(j, groups);
+
+	json_run_pelt(j, r->model);
 
 	json_key(j, "findings");
 	json_array_begin(j);
@@ -275,12 +305,11 @@ static int task_cmp_run(const void *a, const void *b)
 	return x->run_ns < y->run_ns ? 1 : x->run_ns > y->run_ns ? -1 : 0;
 }
 
-void report_text(FILE *f, const struct report_run *r, unsigned int top, bool verbose)
+/* The first lines: what was read, how long, how many events, where CPU time comes from. */
+static void text_header(FILE *f, const struct report_run *r, uint64_t span)
 {
 	const struct imb_window *w = r->summary;
 	const struct model *m = r->model;
-	uint64_t span = w->t_end_ns - w->t_start_ns;
-	const struct imb_task_sample **order;
 
 	fprintf(f, "%s: %s, clock %s, %zu CPUs, %.3f s, %" PRIu64 " events, %" PRIu64
 		" lost%s\n", r->path, r->info->format, r->info->clock[0] ? r->info->clock : "?",
@@ -288,6 +317,13 @@ void report_text(FILE *f, const struct report_run *r, unsigned int top, bool ver
 		r->info->truncated ? " (TRUNCATED)" : "");
 	fprintf(f, "CPU time from %s\n\n", m->has_runtime_events ? "sched_stat_runtime" :
 		"sched_switch intervals");
+}
+
+/* The CPU table, then the work conservation line under it. */
+static void text_cpus(FILE *f, const struct imb_window *w, uint64_t span)
+{
+	uint64_t tot[3];
+	bool have[3];
 
 	fprintf(f, "%-4s %6s %9s %8s %4s %6s %-12s %9s %12s\n", "CPU", "busy%", "util_avg",
 		"runnable", "nr", "load", "group_type", "overload%", "idle_wait_ms");
@@ -299,40 +335,45 @@ void report_text(FILE *f, const struct report_run *r, unsigned int top, bool ver
 			c->nr_running, c->load_avg, imb_group_type_name(c->group_type),
 			100.0 * c->overloaded_fraction, (double)c->idle_with_waiters_ns / 1e6);
 	}
-	{
-		uint64_t tot[3];
-		bool have[3];
+	wc_totals(w, tot, have);
+	fprintf(f, "Work conservation (CPU idle while a CPU of the same level had a task "
+		"waiting; affinity not known):");
+	for (int l = 0; l < 3; l++)
+		if (have[l])
+			fprintf(f, " %s %.1f ms (%.2f%%)", wc_level[l], (double)tot[l] / 1e6,
+				100.0 * ratio(tot[l], span * w->nr_cpus));
+	fputc('\n', f);
+}
 
-		wc_totals(w, tot, have);
-		fprintf(f, "Work conservation (CPU idle while a CPU of the same level had a task "
-			"waiting; affinity not known):");
-		for (int l = 0; l < 3; l++)
-			if (have[l])
-				fprintf(f, " %s %.1f ms (%.2f%%)", wc_level[l], (double)tot[l] / 1e6,
-					100.0 * ratio(tot[l], span * w->nr_cpus));
-		fputc('\n', f);
-	}
+/* The @top tasks by CPU time; nothing when out of memory. */
+static void text_tasks(FILE *f, const struct imb_window *w, unsigned int top)
+{
+	const struct imb_task_sample **order;
 
 	order = malloc((w->nr_tasks ? w->nr_tasks : 1) * sizeof(*order));
-	if (order) {
-		for (size_t i = 0; i < w->nr_tasks; i++)
-			order[i] = &w->tasks[i];
-		qsort(order, w->nr_tasks, sizeof(*order), task_cmp_run);
-		fprintf(f, "\n%-8s %-8s %-16s %10s %10s %6s %7s %7s %5s\n", "PID", "TGID", "COMM",
-			"run_ms", "wait_ms", "migr", "share%", "fair%", "util");
-		for (size_t i = 0; i < w->nr_tasks && i < top; i++) {
-			const struct imb_task_sample *t = order[i];
+	if (!order)
+		return;
+	for (size_t i = 0; i < w->nr_tasks; i++)
+		order[i] = &w->tasks[i];
+	qsort(order, w->nr_tasks, sizeof(*order), task_cmp_run);
+	fprintf(f, "\n%-8s %-8s %-16s %10s %10s %6s %7s %7s %5s\n", "PID", "TGID", "COMM",
+		"run_ms", "wait_ms", "migr", "share%", "fair%", "util");
+	for (size_t i = 0; i < w->nr_tasks && i < top; i++) {
+		const struct imb_task_sample *t = order[i];
 
-			fprintf(f, "%-8d %-8d %-16s %10.1f %10.1f %6u %7.1f %7.1f %5" PRIu64 "\n",
-				t->pid, t->tgid, t->comm, (double)t->run_ns / 1e6,
-				(double)t->wait_ns / 1e6, t->migrations, 100.0 * t->share,
-				100.0 * t->fair_share, t->util_avg);
-		}
-		if (w->nr_tasks > top)
-			fprintf(f, "(%zu more tasks; --top N or --json for all)\n", w->nr_tasks - top);
-		free(order);
+		fprintf(f, "%-8d %-8d %-16s %10.1f %10.1f %6u %7.1f %7.1f %5" PRIu64 "\n",
+			t->pid, t->tgid, t->comm, (double)t->run_ns / 1e6,
+			(double)t->wait_ns / 1e6, t->migrations, 100.0 * t->share,
+			100.0 * t->fair_share, t->util_avg);
 	}
+	if (w->nr_tasks > top)
+		fprintf(f, "(%zu more tasks; --top N or --json for all)\n", w->nr_tasks - top);
+	free(order);
+}
 
+/* The jobs of two or more tasks (all of them when @verbose). */
+static void text_jobs(FILE *f, const struct imb_window *w, bool verbose)
+{
 	fprintf(f, "\n%-24s %-8s %5s %11s %9s %9s %6s\n", "JOB", "KIND", "tasks", "unfairness%",
 		"mean_dev%", "max_dev%", "jain");
 	for (size_t i = 0; i < w->nr_jobs; i++) {
@@ -345,44 +386,52 @@ void report_text(FILE *f, const struct report_run *r, unsigned int top, bool ver
 			100.0 * j->max_deviation, j->jain_index, j->path[0] ? "  " : "",
 			(int)sizeof(j->path), j->path);
 	}
+}
 
-	if (m->has_kernel_pelt) {
-		const struct {
-			const char *label;
-			const struct model_err_hist *h;
-		} rows[] = {
-			{ "cpu", m->err_cpu },
-			{ "task", m->err_task },
-			{ "group run queue", m->err_group },
-			{ "group entity", m->err_group_se },
-		};
+/* With the kernel's PELT values: the engine's error per entity kind and signal, and per group. */
+static void text_pelt_errors(FILE *f, const struct report_run *r)
+{
+	const struct model *m = r->model;
+	const struct {
+		const char *label;
+		const struct model_err_hist *h;
+	} rows[] = {
+		{ "cpu", m->err_cpu },
+		{ "task", m->err_task },
+		{ "group run queue", m->err_group },
+		{ "group entity", m->err_group_se },
+	};
 
-		fprintf(f, "\nPELT engine vs kernel (abs error, 1024 = full CPU):\n");
-		for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-			if (i >= 2 && !rows[i].h[MODEL_SIG_UTIL].samples)
-				continue;	/* no task groups in the recording */
-			for (int s = 0; s < MODEL_SIG__COUNT; s++)
-				fprintf(f, "  %-15s %-13s median %" PRIu64 "  p95 %" PRIu64
-					"  max %" PRIu64 "  (%" PRIu64 " samples)\n", rows[i].label,
-					sig_names[s], model_err_quantile(&rows[i].h[s], 0.5),
-					model_err_quantile(&rows[i].h[s], 0.95), rows[i].h[s].max_abs,
-					rows[i].h[s].samples);
-		}
-		if (report_pelt_text(f, r))
-			fprintf(f, "(out of memory listing the task groups)\n");
+	fprintf(f, "\nPELT engine vs kernel (abs error, 1024 = full CPU):\n");
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		if (i >= 2 && !rows[i].h[MODEL_SIG_UTIL].samples)
+			continue;	/* no task groups in the recording */
+		for (int s = 0; s < MODEL_SIG__COUNT; s++)
+			fprintf(f, "  %-15s %-13s median %" PRIu64 "  p95 %" PRIu64
+				"  max %" PRIu64 "  (%" PRIu64 " samples)\n", rows[i].label,
+				sig_names[s], model_err_quantile(&rows[i].h[s], 0.5),
+				model_err_quantile(&rows[i].h[s], 0.95), rows[i].h[s].max_abs,
+				rows[i].h[s].samples);
 	}
+	if (report_pelt_text(f, r))
+		fprintf(f, "(out of memory listing the task groups)\n");
+}
 
-	{
-		struct pelt_expect e;
+static void text_pelt_expect(FILE *f, const struct model *m)
+{
+	struct pelt_expect e;
 
-		pelt_expect_get(m, &e);
-		fprintf(f, "\nExpected PELT error (%s, %s): CPU util_avg p95 %" PRIu64
-			", runnable_avg p95 %" PRIu64 " of 1024\n", e.load,
-			e.measured ? "measured against the kernel in this recording"
-				   : "from the reference measurements",
-			e.util_p95, e.runnable_p95);
-	}
+	pelt_expect_get(m, &e);
+	fprintf(f, "\nExpected PELT error (%s, %s): CPU util_avg p95 %" PRIu64
+		", runnable_avg p95 %" PRIu64 " of 1024\n", e.load,
+		e.measured ? "measured against the kernel in this recording"
+			   : "from the reference measurements",
+		e.util_p95, e.runnable_p95);
+}
 
+/* The findings, with their evidence when @verbose. */
+static void text_findings(FILE *f, const struct imb_window *w, bool verbose)
+{
 	fprintf(f, "\nFindings: %zu\n", w->nr_findings);
 	for (size_t i = 0; i < w->nr_findings; i++) {
 		const struct imb_finding *x = &w->findings[i];
@@ -392,6 +441,21 @@ void report_text(FILE *f, const struct report_run *r, unsigned int top, bool ver
 		if (verbose && x->evidence[0])
 			fprintf(f, "      evidence: %s\n", x->evidence);
 	}
+}
+
+void report_text(FILE *f, const struct report_run *r, unsigned int top, bool verbose)
+{
+	const struct imb_window *w = r->summary;
+	uint64_t span = w->t_end_ns - w->t_start_ns;
+
+	text_header(f, r, span);
+	text_cpus(f, w, span);
+	text_tasks(f, w, top);
+	text_jobs(f, w, verbose);
+	if (r->model->has_kernel_pelt)
+		text_pelt_errors(f, r);
+	text_pelt_expect(f, r->model);
+	text_findings(f, w, verbose);
 	fputc('\n', f);
 }
 

@@ -691,247 +691,337 @@ static void json_series(struct json *j, int kind, struct series_pt *p, size_t n,
 	json_array_end(j);
 }
 
+/* What a timeseries request asks for. */
+struct ts_query {
+	const char *metric, *job;	/* job: NULL for every job */
+	uint64_t since, until, cpu;	/* until 0: no end; cpu UINT64_MAX: every CPU */
+	int kind;			/* store_metric_valid(): 1 per CPU, 2 per job, else total */
+};
+
+/* The points a timeseries request collects, the job keys they name, and its ETag. */
+struct ts_result {
+	struct series_pt *pts;
+	size_t n, cap;
+	char **keys;
+	size_t nkeys;
+	int minute;			/* the store answered from its per-minute table */
+	char etag[64];			/* "" none */
+};
+
+/* The request's arguments into @q; NULL, or what is wrong with them. */
+static const char *ts_parse(struct MHD_Connection *c, struct ts_query *q)
+{
+	const char *cpu_s = arg(c, "cpu"), *since_s = arg(c, "since"), *until_s = arg(c, "until");
+
+	*q = (struct ts_query){ .metric = arg(c, "metric"), .job = arg(c, "job"),
+				.cpu = UINT64_MAX };
+	if (!q->metric)
+		return "metric is required";
+	q->kind = store_metric_valid(q->metric);
+	if (!q->kind)
+		return "unknown metric";
+	if (cpu_s && (parse_u64(cpu_s, &q->cpu) || q->cpu > 4095))
+		return "cpu must be an integer from 0 to 4095";
+	if (since_s && parse_u64(since_s, &q->since))
+		return "since must be a non-negative integer (ns)";
+	if (until_s && parse_u64(until_s, &q->until))
+		return "until must be a non-negative integer (ns)";
+	if (q->until && q->until < q->since)
+		return "until is before since";
+	if (q->job && strlen(q->job) > 63)
+		return "job key too long";
+	return NULL;
+}
+
+static void ts_result_free(struct ts_result *r)
+{
+	for (size_t i = 0; i < r->nkeys; i++)
+		free(r->keys[i]);
+	free(r->keys);
+	free(r->pts);
+}
+
+/* The points from the store, with the store's last window as the ETag; 0 or -errno. */
+static int ts_from_store(struct http_server *h, const struct ts_query *tq, struct ts_result *r)
+{
+	struct store_series_query q = { .metric = tq->metric, .job = tq->job,
+					.cpu = tq->cpu == UINT64_MAX ? -1 : (int)tq->cpu,
+					.since_ns = tq->since, .until_ns = tq->until };
+	struct store_point *sp = NULL;
+	size_t np = 0;
+	struct store_status st;
+	int rc;
+
+	rc = store_reader_timeseries(http_reader(h), &q, &sp, &np, &r->keys, &r->nkeys,
+				     &r->minute);
+	if (!rc && np) {
+		r->pts = malloc(np * sizeof(*r->pts));
+		if (!r->pts)
+			rc = -ENOMEM;
+		for (size_t i = 0; !rc && i < np; i++)
+			r->pts[i] = (struct series_pt){ sp[i].t_ns, sp[i].value, sp[i].series };
+		r->n = np;
+	}
+	free(sp);
+	if (!rc && !store_reader_status(http_reader(h), &st))
+		snprintf(r->etag, sizeof(r->etag), "\"s%" PRIu64 "\"", st.last_t_ns);
+	return rc;
+}
+
+/* The index of job @key in r->keys, added when new; -ENOMEM. */
+static int ts_job_index(struct ts_result *r, const char *key, size_t key_size)
+{
+	char **nk;
+
+	for (size_t q = 0; q < r->nkeys; q++)
+		if (!strcmp(r->keys[q], key))
+			return (int)q;
+	nk = realloc(r->keys, (r->nkeys + 1) * sizeof(*nk));
+	if (!nk || !(nk[r->nkeys] = strndup(key, key_size))) {
+		if (nk)
+			r->keys = nk;
+		return -ENOMEM;
+	}
+	r->keys = nk;
+	return (int)r->nkeys++;
+}
+
+static int ts_push(struct ts_result *r, struct series_pt p)
+{
+	if (r->n == r->cap) {
+		struct series_pt *np2;
+
+		r->cap = r->cap ? r->cap * 2 : 256;
+		np2 = realloc(r->pts, r->cap * sizeof(*r->pts));
+		if (!np2)
+			return -ENOMEM;
+		r->pts = np2;
+	}
+	r->pts[r->n++] = p;
+	return 0;
+}
+
+/* One live window's points that @q selects; 0 or -ENOMEM. */
+static int ts_window_points(const struct imb_window *w, const struct ts_query *q,
+			    struct ts_result *r)
+{
+	size_t cnt = q->kind == 1 ? w->nr_cpus : q->kind == 2 ? w->nr_jobs : 1;
+
+	for (size_t i = 0; i < cnt; i++) {
+		struct series_pt p = { .t = w->t_end_ns };
+
+		if (q->kind == 1) {
+			if (q->cpu != UINT64_MAX && (uint64_t)w->cpus[i].cpu != q->cpu)
+				continue;
+			if (!cpu_metric(&w->cpus[i], q->metric, &p.v))
+				continue;
+			p.s = w->cpus[i].cpu;
+		} else if (q->kind == 2) {
+			if (q->job && strcmp(q->job, w->jobs[i].key))
+				continue;
+			p.s = ts_job_index(r, w->jobs[i].key, sizeof(w->jobs[i].key));
+			if (p.s < 0)
+				return p.s;
+			p.v = job_metric(&w->jobs[i], q->metric);
+		} else {
+			p.v = !strcmp(q->metric, "events") ? (double)w->events :
+			      (double)w->lost_events;
+		}
+		if (ts_push(r, p))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The points from the live history, with its newest window as the ETag; 0 or -errno. */
+static int ts_from_history(struct http_server *h, const struct ts_query *q, struct ts_result *r)
+{
+	const struct snapshot_window *hist[SNAPSHOT_DEFAULT_HISTORY];
+	size_t nh = snapshot_history(h->be->snap, hist, SNAPSHOT_DEFAULT_HISTORY);
+	int rc = 0;
+
+	if (nh)
+		snprintf(r->etag, sizeof(r->etag), "\"w%" PRIu64 "-%" PRIx64 "\"",
+			 hist[nh - 1]->seq, h->started_ns);
+	for (size_t k = 0; k < nh && !rc; k++) {
+		const struct imb_window *w = hist[k]->w;
+
+		if (w->t_end_ns < q->since || (q->until && w->t_end_ns > q->until))
+			continue;
+		rc = ts_window_points(w, q, r);
+	}
+	for (size_t k = 0; k < nh; k++)
+		snapshot_release(hist[k]);
+	return rc;
+}
+
 static enum MHD_Result http_route_timeseries(struct http_server *h, struct MHD_Connection *c)
 {
-	const char *metric = arg(c, "metric"), *cpu_s = arg(c, "cpu"), *job = arg(c, "job");
-	const char *since_s = arg(c, "since"), *until_s = arg(c, "until");
-	uint64_t since = 0, until = 0, cpu = UINT64_MAX;
-	struct series_pt *pts = NULL;
-	size_t n = 0, cap = 0, nkeys = 0;
-	char **keys = NULL;
-	int kind, minute = 0, rc = 0;
+	struct ts_result r = { 0 };
+	struct ts_query q;
+	const char *bad = ts_parse(c, &q);
 	struct json j;
-	char etag[64] = "";
+	int rc;
 
-	if (!metric)
-		return http_error(c, MHD_HTTP_BAD_REQUEST, "metric is required");
-	kind = store_metric_valid(metric);
-	if (!kind)
-		return http_error(c, MHD_HTTP_BAD_REQUEST, "unknown metric");
-	if (cpu_s && (parse_u64(cpu_s, &cpu) || cpu > 4095))
-		return http_error(c, MHD_HTTP_BAD_REQUEST, "cpu must be an integer from 0 to 4095");
-	if (since_s && parse_u64(since_s, &since))
-		return http_error(c, MHD_HTTP_BAD_REQUEST, "since must be a non-negative integer (ns)");
-	if (until_s && parse_u64(until_s, &until))
-		return http_error(c, MHD_HTTP_BAD_REQUEST, "until must be a non-negative integer (ns)");
-	if (until && until < since)
-		return http_error(c, MHD_HTTP_BAD_REQUEST, "until is before since");
-	if (job && strlen(job) > 63)
-		return http_error(c, MHD_HTTP_BAD_REQUEST, "job key too long");
-
-	if (h->be->db_path && http_reader(h)) {
-		struct store_series_query q = { .metric = metric, .job = job,
-						.cpu = cpu == UINT64_MAX ? -1 : (int)cpu,
-						.since_ns = since, .until_ns = until };
-		struct store_point *sp = NULL;
-		size_t np = 0;
-		struct store_status st;
-
-		rc = store_reader_timeseries(http_reader(h), &q, &sp, &np, &keys, &nkeys, &minute);
-		if (!rc && np) {
-			pts = malloc(np * sizeof(*pts));
-			if (!pts)
-				rc = -ENOMEM;
-			for (size_t i = 0; !rc && i < np; i++)
-				pts[i] = (struct series_pt){ sp[i].t_ns, sp[i].value, sp[i].series };
-			n = np;
-		}
-		free(sp);
-		if (!rc && !store_reader_status(http_reader(h), &st))
-			snprintf(etag, sizeof(etag), "\"s%" PRIu64 "\"", st.last_t_ns);
-	} else if (h->be->snap) {
-		const struct snapshot_window *hist[SNAPSHOT_DEFAULT_HISTORY];
-		size_t nh = snapshot_history(h->be->snap, hist, SNAPSHOT_DEFAULT_HISTORY);
-
-		if (nh)
-			snprintf(etag, sizeof(etag), "\"w%" PRIu64 "-%" PRIx64 "\"",
-				 hist[nh - 1]->seq, h->started_ns);
-		for (size_t k = 0; k < nh && !rc; k++) {
-			const struct imb_window *w = hist[k]->w;
-			size_t cnt = kind == 1 ? w->nr_cpus : kind == 2 ? w->nr_jobs : 1;
-
-			if (w->t_end_ns < since || (until && w->t_end_ns > until))
-				continue;
-			for (size_t i = 0; i < cnt; i++) {
-				struct series_pt p = { .t = w->t_end_ns };
-
-				if (kind == 1) {
-					if (cpu != UINT64_MAX && (uint64_t)w->cpus[i].cpu != cpu)
-						continue;
-					if (!cpu_metric(&w->cpus[i], metric, &p.v))
-						continue;
-					p.s = w->cpus[i].cpu;
-				} else if (kind == 2) {
-					size_t q;
-
-					if (job && strcmp(job, w->jobs[i].key))
-						continue;
-					for (q = 0; q < nkeys; q++)
-						if (!strcmp(keys[q], w->jobs[i].key))
-							break;
-					if (q == nkeys) {
-						char **nk = realloc(keys, (nkeys + 1) * sizeof(*nk));
-
-						if (!nk || !(nk[nkeys] = strndup(w->jobs[i].key,
-										 sizeof(w->jobs[i].key)))) {
-							if (nk)
-								keys = nk;
-							rc = -ENOMEM;
-							break;
-						}
-						keys = nk;
-						nkeys++;
-					}
-					p.s = (int)q;
-					p.v = job_metric(&w->jobs[i], metric);
-				} else {
-					p.v = !strcmp(metric, "events") ? (double)w->events :
-					      (double)w->lost_events;
-				}
-				if (n == cap) {
-					struct series_pt *np2;
-
-					cap = cap ? cap * 2 : 256;
-					np2 = realloc(pts, cap * sizeof(*pts));
-					if (!np2) {
-						rc = -ENOMEM;
-						break;
-					}
-					pts = np2;
-				}
-				pts[n++] = p;
-			}
-		}
-		for (size_t k = 0; k < nh; k++)
-			snapshot_release(hist[k]);
-	} else {
+	if (bad)
+		return http_error(c, MHD_HTTP_BAD_REQUEST, bad);
+	if (h->be->db_path && http_reader(h))
+		rc = ts_from_store(h, &q, &r);
+	else if (h->be->snap)
+		rc = ts_from_history(h, &q, &r);
+	else
 		rc = -EIO;
-	}
-	if (!rc && etag[0] && http_not_modified(c, etag)) {
-		for (size_t i = 0; i < nkeys; i++)
-			free(keys[i]);
-		free(keys);
-		free(pts);
-		return http_304(c, etag, "no-cache");
+	if (!rc && r.etag[0] && http_not_modified(c, r.etag)) {
+		ts_result_free(&r);
+		return http_304(c, r.etag, "no-cache");
 	}
 	if (!rc) {
 		json_init(&j);
 		json_object_begin(&j);
-		json_kv_str(&j, "metric", metric);
-		json_kv_str(&j, "resolution", minute ? "1m" : "window");
-		json_series(&j, kind, pts, n, keys, nkeys);
+		json_kv_str(&j, "metric", q.metric);
+		json_kv_str(&j, "resolution", r.minute ? "1m" : "window");
+		json_series(&j, q.kind, r.pts, r.n, r.keys, r.nkeys);
 		json_object_end(&j);
 	}
-	for (size_t i = 0; i < nkeys; i++)
-		free(keys[i]);
-	free(keys);
-	free(pts);
+	ts_result_free(&r);
 	if (rc)
 		return http_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "timeseries unavailable");
-	return http_json(c, &j, etag[0] ? etag : NULL);
+	return http_json(c, &j, r.etag[0] ? r.etag : NULL);
+}
+
+#define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+
+/*
+ * Live, everything but the process figures and the store size changes only
+ * when a window is published: the text of window @seq (0: none yet) is
+ * formatted once per window (floats and a hundred job labels cost 5x the
+ * /api/v1/cpus work).  Called with metrics_lock held; 0 or -ENOMEM.
+ */
+static int metrics_cache_refresh(struct http_server *h, const struct imb_window *w,
+				 uint64_t seq)
+{
+	struct metrics_input in = { .version = h->be->version };
+	struct snapshot_status st;
+	char *text;
+	size_t len;
+	int rc;
+
+	if (h->metrics_text && seq && h->metrics_seq == seq)
+		return 0;
+	snapshot_status_get(h->be->snap, &st);	/* at or after the window */
+	in.w = w;
+	in.pelt = &st.pelt;
+	in.events_total = st.events_total;
+	in.lost_events_total = st.lost_events_total;
+	in.windows_total = st.windows;
+	in.findings = st.counts;
+	in.nr_findings = st.nr_counts;
+	rc = metrics_format(&in, &text, &len);
+	if (!rc) {
+		free(h->metrics_text);
+		h->metrics_text = text;
+		h->metrics_len = len;
+		h->metrics_seq = seq;
+	}
+	return rc;
+}
+
+/* /metrics of the live daemon: the window's cached text, then @proc and the store size @db. */
+static enum MHD_Result metrics_live(struct http_server *h, struct MHD_Connection *c,
+				    const struct metrics_process *proc, uint64_t db)
+{
+	struct view v;
+	uint64_t seq;
+	size_t len;
+	char *body;
+	int rc;
+
+	view_get(h, &v);	/* -ENOENT before the first window */
+	seq = v.sw ? v.sw->seq : 0;
+	pthread_mutex_lock(&h->metrics_lock);
+	rc = metrics_cache_refresh(h, v.w, seq);
+	if (!rc)
+		rc = metrics_format_dynamic(h->metrics_text, h->metrics_len, proc, db, &body,
+					    &len);
+	pthread_mutex_unlock(&h->metrics_lock);
+	view_put(&v);
+	if (rc)
+		return http_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	return http_send(c, MHD_HTTP_OK, body, len, METRICS_CONTENT_TYPE, NULL, "no-store");
+}
+
+/* The findings @fs counted by kind and severity, *@nc rows; NULL when out of memory. */
+static struct metrics_finding_count *finding_counts(const struct imb_finding *fs, size_t nf,
+						    size_t *nc)
+{
+	struct metrics_finding_count *counts = calloc(nf, sizeof(*counts));
+
+	*nc = 0;
+	for (size_t i = 0; counts && i < nf; i++) {
+		size_t k;
+
+		for (k = 0; k < *nc; k++)
+			if (!strcmp(counts[k].kind, fs[i].kind) &&
+			    counts[k].severity == fs[i].severity)
+				break;
+		if (k == *nc) {
+			memcpy(counts[k].kind, fs[i].kind, sizeof(counts[k].kind));
+			counts[k].severity = fs[i].severity;
+			(*nc)++;
+		}
+		counts[k].count++;
+	}
+	return counts;
+}
+
+/* /metrics of `serve`: the store's latest window, totals and findings, @in's process figures. */
+static enum MHD_Result metrics_from_store(struct http_server *h, struct MHD_Connection *c,
+					  struct metrics_input *in, uint64_t db)
+{
+	struct store_reader *r = http_reader(h);
+	struct store_finding_query q = { .severity = -1, .limit = 100000 };
+	struct metrics_finding_count *counts = NULL;
+	struct imb_finding *fs = NULL;
+	struct store_status ss;
+	struct view v = { 0 };
+	size_t nf = 0, nc = 0, len;
+	char *body;
+	int rc;
+
+	if (!r || view_get(h, &v))
+		return http_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no window yet");
+	in->w = v.w;
+	if (!store_reader_status(r, &ss)) {
+		in->events_total = ss.events;
+		in->lost_events_total = ss.lost_events;
+		in->windows_total = ss.windows;
+	}
+	if (!store_reader_findings(r, &q, &fs, &nf) && nf)
+		counts = finding_counts(fs, nf, &nc);
+	free(fs);
+	in->findings = counts;
+	in->nr_findings = counts ? nc : 0;
+	in->db_size_bytes = db;
+	rc = metrics_format(in, &body, &len);
+	view_put(&v);
+	free(counts);
+	if (rc)
+		return http_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	return http_send(c, MHD_HTTP_OK, body, len, METRICS_CONTENT_TYPE, NULL, "no-store");
 }
 
 static enum MHD_Result http_route_metrics(struct http_server *h, struct MHD_Connection *c)
 {
 	struct metrics_input in = { .version = h->be->version };
 	struct metrics_process proc;
-	struct metrics_finding_count *counts = NULL;
-	struct snapshot_status st;
-	struct view v = { 0 };
 	uint64_t db;
-	size_t len;
-	char *body;
-	int rc;
 
 	if (!metrics_process_read(&proc))
 		in.proc = &proc;
 	db_size(h->be->db_path, &db);
-	if (h->be->snap) {
-		/*
-		 * Everything but the process figures and the store size changes
-		 * only when a window is published: format it once per window
-		 * (floats and a hundred job labels cost 5x the /api/v1/cpus work).
-		 */
-		const struct metrics_process *pp = in.proc;
-		uint64_t seq;
-
-		view_get(h, &v);	/* -ENOENT before the first window */
-		seq = v.sw ? v.sw->seq : 0;
-		rc = 0;
-		pthread_mutex_lock(&h->metrics_lock);
-		if (!h->metrics_text || !seq || h->metrics_seq != seq) {
-			char *text;
-
-			snapshot_status_get(h->be->snap, &st);	/* at or after the window */
-			in.w = v.w;
-			in.proc = NULL;	/* added per request below */
-			in.pelt = &st.pelt;
-			in.events_total = st.events_total;
-			in.lost_events_total = st.lost_events_total;
-			in.windows_total = st.windows;
-			in.findings = st.counts;
-			in.nr_findings = st.nr_counts;
-			rc = metrics_format(&in, &text, &len);
-			if (!rc) {
-				free(h->metrics_text);
-				h->metrics_text = text;
-				h->metrics_len = len;
-				h->metrics_seq = seq;
-			}
-		}
-		if (!rc)
-			rc = metrics_format_dynamic(h->metrics_text, h->metrics_len, pp, db, &body,
-						    &len);
-		pthread_mutex_unlock(&h->metrics_lock);
-		view_put(&v);
-		if (rc)
-			return http_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-		return http_send(c, MHD_HTTP_OK, body, len,
-				 "text/plain; version=0.0.4; charset=utf-8", NULL, "no-store");
-	} else {
-		struct store_reader *r = http_reader(h);
-		struct store_status ss;
-		struct store_finding_query q = { .severity = -1, .limit = 100000 };
-		struct imb_finding *fs = NULL;
-		size_t nf = 0, nc = 0;
-
-		if (!r || view_get(h, &v))
-			return http_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no window yet");
-		in.w = v.w;
-		if (!store_reader_status(r, &ss)) {
-			in.events_total = ss.events;
-			in.lost_events_total = ss.lost_events;
-			in.windows_total = ss.windows;
-		}
-		if (!store_reader_findings(r, &q, &fs, &nf) && nf) {
-			counts = calloc(nf, sizeof(*counts));
-			for (size_t i = 0; counts && i < nf; i++) {
-				size_t k;
-
-				for (k = 0; k < nc; k++)
-					if (!strcmp(counts[k].kind, fs[i].kind) &&
-					    counts[k].severity == fs[i].severity)
-						break;
-				if (k == nc) {
-					memcpy(counts[k].kind, fs[i].kind, sizeof(counts[k].kind));
-					counts[k].severity = fs[i].severity;
-					nc++;
-				}
-				counts[k].count++;
-			}
-		}
-		free(fs);
-		in.findings = counts;
-		in.nr_findings = counts ? nc : 0;
-		in.db_size_bytes = db;
-	}
-	rc = metrics_format(&in, &body, &len);
-	view_put(&v);
-	free(counts);
-	if (rc)
-		return http_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-	return http_send(c, MHD_HTTP_OK, body, len, "text/plain; version=0.0.4; charset=utf-8",
-			 NULL, "no-store");
+	if (h->be->snap)
+		return metrics_live(h, c, in.proc, db);
+	return metrics_from_store(h, c, &in, db);
 }
 
 /* ---- server-sent events ---- */
@@ -1362,99 +1452,117 @@ static uint64_t fnv1a(const unsigned char *p, size_t n)
 	return x;
 }
 
-struct http_server *http_start(const struct http_opts *opts, struct http_backend *backend,
-			       const char **err)
+/* Something to serve: a live snapshot, or a database that opens now; 0, or -1 with errno, *@err. */
+static int http_check_backend(const struct http_backend *backend, const char **err)
 {
-	struct sockaddr_storage ss = { 0 };
-	struct http_server *h;
-	const char *dummy;
-	bool loopback = false;
-	unsigned int flags;
-	int rc;
-
-	if (!err)
-		err = &dummy;
 	if (!backend || (!backend->snap && !backend->db_path)) {
 		*err = "no data source (live snapshot or database)";
 		errno = EINVAL;
-		return NULL;
+		return -1;
 	}
 	if (!backend->snap) {
 		/* serve: fail now, with the reason, rather than 503 forever */
 		struct store_reader *r = store_reader_open(backend->db_path, err);
 
 		if (!r)
-			return NULL;	/* errno and *err set by the store */
+			return -1;	/* errno and *err set by the store */
 		store_reader_close(r);
 	}
-	h = calloc(1, sizeof(*h));
-	if (!h) {
-		*err = "out of memory";
-		errno = ENOMEM;
-		return NULL;
-	}
-	if (opts)
-		h->o = *opts;
-	if (!h->o.listen)
-		h->o.listen = HTTP_DEFAULT_LISTEN;
-	if (!h->o.max_connections)
-		h->o.max_connections = HTTP_DEFAULT_MAX_CONNECTIONS;
-	if (!h->o.max_per_ip)
-		h->o.max_per_ip = HTTP_DEFAULT_MAX_PER_IP;
-	if (!h->o.timeout_s)
-		h->o.timeout_s = HTTP_DEFAULT_TIMEOUT_S;
-	if (!h->o.memory_limit)
-		h->o.memory_limit = HTTP_DEFAULT_MEMORY_LIMIT;
-	if (!h->o.max_stream_clients)
-		h->o.max_stream_clients = HTTP_DEFAULT_STREAM_CLIENTS;
-	if (h->o.keepalive_ms <= 0)
-		h->o.keepalive_ms = 10000;
-	h->be = backend;
-	h->started_ns = now_realtime_ns();
-	pthread_mutex_init(&h->metrics_lock, NULL);
+	return 0;
+}
 
-	rc = http_parse_listen(h->o.listen, &ss, &loopback);
+static void http_opts_defaults(struct http_opts *o)
+{
+	if (!o->listen)
+		o->listen = HTTP_DEFAULT_LISTEN;
+	if (!o->max_connections)
+		o->max_connections = HTTP_DEFAULT_MAX_CONNECTIONS;
+	if (!o->max_per_ip)
+		o->max_per_ip = HTTP_DEFAULT_MAX_PER_IP;
+	if (!o->timeout_s)
+		o->timeout_s = HTTP_DEFAULT_TIMEOUT_S;
+	if (!o->memory_limit)
+		o->memory_limit = HTTP_DEFAULT_MEMORY_LIMIT;
+	if (!o->max_stream_clients)
+		o->max_stream_clients = HTTP_DEFAULT_STREAM_CLIENTS;
+	if (o->keepalive_ms <= 0)
+		o->keepalive_ms = 10000;
+}
+
+/* The listen address into @ss (loopback unless allowed) and the token; 0 or -errno. */
+static int http_check_access(struct http_server *h, struct sockaddr_storage *ss,
+			     const char **err)
+{
+	bool loopback = false;
+	int rc;
+
+	rc = http_parse_listen(h->o.listen, ss, &loopback);
 	if (rc) {
 		*err = "bad listen address (want ADDR:PORT, [V6]:PORT or PORT)";
-		goto fail;
+		return rc;
 	}
 	if (!loopback && !h->o.allow_remote) {
 		*err = "refusing a non-loopback address without allow_remote";
-		rc = -EPERM;
-		goto fail;
+		return -EPERM;
 	}
 	if (h->o.token_file && (rc = http_read_token(h, h->o.token_file))) {
 		*err = rc == -ENOENT ? "token file is empty or missing" : "cannot read token file";
-		goto fail;
+		return rc;
 	}
+	return 0;
+}
+
+/* Each embedded asset's ETag, a hash of its bytes; 0 or -ENOMEM. */
+static int http_asset_etags(struct http_server *h)
+{
 	h->asset_etags = calloc(web_nr_assets ? web_nr_assets : 1, sizeof(char *));
-	if (!h->asset_etags) {
-		rc = -ENOMEM;
-		*err = "out of memory";
-		goto fail;
-	}
+	if (!h->asset_etags)
+		return -ENOMEM;
 	for (size_t i = 0; i < web_nr_assets; i++) {
 		char tag[40];
 
 		snprintf(tag, sizeof(tag), "\"a%016" PRIx64 "\"",
 			 fnv1a(web_assets[i].data, web_assets[i].len));
 		h->asset_etags[i] = strdup(tag);
-		if (!h->asset_etags[i]) {
-			rc = -ENOMEM;
-			*err = "out of memory";
-			goto fail;
-		}
+		if (!h->asset_etags[i])
+			return -ENOMEM;
 	}
-	if (pthread_key_create(&h->reader_key, reader_destroy)) {
-		rc = -EAGAIN;
-		*err = "cannot create thread key";
-		goto fail;
+	return 0;
+}
+
+/* Why MHD could not start on @ss, which it does not say: bind()'s errno, as -errno. */
+static int http_bind_error(const struct sockaddr_storage *ss)
+{
+	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int rc = -EADDRINUSE;
+
+	if (fd >= 0) {
+		int one = 1;
+
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, (const struct sockaddr *)ss, ss->ss_family == AF_INET6 ?
+			 sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in)))
+			rc = -errno;
+		else
+			rc = -EIO;
+		close(fd);
 	}
-	flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL;
-	if (ss.ss_family == AF_INET6)
+	return rc;
+}
+
+/* The MHD daemon on @ss, and the port it is bound to; 0 or -errno. */
+static int http_start_daemon(struct http_server *h, struct sockaddr_storage *ss,
+			     const char **err)
+{
+	unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+			     MHD_USE_POLL;
+	const union MHD_DaemonInfo *di;
+	int rc;
+
+	if (ss->ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	h->d = MHD_start_daemon(flags, 0, NULL, NULL, http_handle, h,
-				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)ss,
 				MHD_OPTION_CONNECTION_LIMIT, h->o.max_connections,
 				MHD_OPTION_PER_IP_CONNECTION_LIMIT, h->o.max_per_ip,
 				MHD_OPTION_CONNECTION_TIMEOUT, h->o.timeout_s,
@@ -1463,32 +1571,18 @@ struct http_server *http_start(const struct http_opts *opts, struct http_backend
 				MHD_OPTION_NOTIFY_COMPLETED, http_completed, h,
 				MHD_OPTION_END);
 	if (!h->d) {
-		int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-		/* MHD does not say why; ask bind() for the errno */
-		rc = -EADDRINUSE;
-		if (fd >= 0) {
-			int one = 1;
-
-			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-			if (bind(fd, (struct sockaddr *)&ss, ss.ss_family == AF_INET6 ?
-				 sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in)))
-				rc = -errno;
-			else
-				rc = -EIO;
-			close(fd);
-		}
+		rc = http_bind_error(ss);
 		*err = rc == -EADDRINUSE ? "address already in use" : "cannot start the HTTP server";
-		pthread_key_delete(h->reader_key);
-		goto fail;
+		return rc;
 	}
-	{
-		const union MHD_DaemonInfo *di = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+	di = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+	h->port = di ? di->port : 0;
+	return 0;
+}
 
-		h->port = di ? di->port : 0;
-	}
-	return h;
-fail:
+/* What http_start() made before it failed with @rc: freed, errno set. */
+static void http_start_undo(struct http_server *h, int rc)
+{
 	if (h->asset_etags)
 		for (size_t i = 0; i < web_nr_assets; i++)
 			free(h->asset_etags[i]);
@@ -1496,6 +1590,51 @@ fail:
 	pthread_mutex_destroy(&h->metrics_lock);
 	free(h);
 	errno = -rc;
+}
+
+struct http_server *http_start(const struct http_opts *opts, struct http_backend *backend,
+			       const char **err)
+{
+	struct sockaddr_storage ss = { 0 };
+	struct http_server *h;
+	const char *dummy;
+	int rc;
+
+	if (!err)
+		err = &dummy;
+	if (http_check_backend(backend, err))
+		return NULL;
+	h = calloc(1, sizeof(*h));
+	if (!h) {
+		*err = "out of memory";
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (opts)
+		h->o = *opts;
+	http_opts_defaults(&h->o);
+	h->be = backend;
+	h->started_ns = now_realtime_ns();
+	pthread_mutex_init(&h->metrics_lock, NULL);
+
+	if ((rc = http_check_access(h, &ss, err)))
+		goto fail;
+	if ((rc = http_asset_etags(h))) {
+		*err = "out of memory";
+		goto fail;
+	}
+	if (pthread_key_create(&h->reader_key, reader_destroy)) {
+		rc = -EAGAIN;
+		*err = "cannot create thread key";
+		goto fail;
+	}
+	if ((rc = http_start_daemon(h, &ss, err))) {
+		pthread_key_delete(h->reader_key);
+		goto fail;
+	}
+	return h;
+fail:
+	http_start_undo(h, rc);
 	return NULL;
 }
 

@@ -206,79 +206,100 @@ static void dynamic_part(struct mbuf *b, const struct metrics_process *proc, uin
 	}
 }
 
+/* One gauge per job of @w: its unfairness (labelled with its kind too) or max_deviation. */
+static void job_gauge(struct mbuf *b, const struct imb_window *w, const char *name,
+		      const char *help, bool unfairness)
+{
+	family(b, name, "gauge", help);
+	for (size_t i = 0; i < w->nr_jobs; i++) {
+		mb_printf(b, "%s{job_key=\"", name);
+		mb_label(b, w->jobs[i].key, sizeof(w->jobs[i].key));
+		if (unfairness) {
+			mb_printf(b, "\",kind=\"");
+			mb_label(b, w->jobs[i].kind, sizeof(w->jobs[i].kind));
+		}
+		mb_printf(b, "\"}");
+		mb_value(b, unfairness ? w->jobs[i].unfairness : w->jobs[i].max_deviation);
+	}
+}
+
+/* The per-CPU gauges, in the order of cpu_gauge()'s @which. */
+static const struct {
+	const char *name, *help;
+} cpu_gauges[] = {
+	{ "imbalanced_cpu_util_avg",
+	  "PELT util_avg of the CPU's CFS run queue at the end of the latest window (capacity units, 0-1024)." },
+	{ "imbalanced_cpu_runnable_avg",
+	  "PELT runnable_avg of the CPU's CFS run queue (1024 per runnable task)." },
+	{ "imbalanced_cpu_load_avg",
+	  "PELT load_avg of the CPU's CFS run queue (weight units)." },
+	{ "imbalanced_cpu_nr_running",
+	  "Runnable tasks on the CPU at the end of the latest window." },
+	{ "imbalanced_cpu_capacity",
+	  "Capacity of the CPU (1024 unless the topology says otherwise)." },
+	{ "imbalanced_cpu_overloaded_ratio",
+	  "Fraction of the latest window the CPU was classified overloaded." },
+};
+
+/* The families of the latest window: per CPU, per job, and its end. */
+static void window_part(struct mbuf *b, const struct imb_window *w)
+{
+	for (int k = 0; k < (int)(sizeof(cpu_gauges) / sizeof(cpu_gauges[0])); k++)
+		cpu_gauge(b, w, cpu_gauges[k].name, cpu_gauges[k].help, k);
+	family(b, "imbalanced_cpu_group_type", "gauge",
+	       "Load-balancer group classification of the CPU (fixed threshold): 1 for the current type, 0 for the others.");
+	for (size_t i = 0; i < w->nr_cpus; i++)
+		for (int t = IMB_GROUP_HAS_SPARE; t <= IMB_GROUP_OVERLOADED; t++)
+			mb_printf(b, "imbalanced_cpu_group_type{cpu=\"%d\",type=\"%s\"} %d\n",
+				  w->cpus[i].cpu, imb_group_type_name(t),
+				  w->cpus[i].group_type == t);
+	job_gauge(b, w, "imbalanced_job_unfairness_ratio",
+		  "Unfairness of the job in the latest window: 1 - min/max CPU time of its tasks (0 = fair).",
+		  true);
+	job_gauge(b, w, "imbalanced_job_max_deviation_ratio",
+		  "Largest relative deviation of a task's CPU share from its fair share in the job.",
+		  false);
+	family(b, "imbalanced_window_end_seconds", "gauge",
+	       "End of the latest window on the trace clock.");
+	mb_printf(b, "imbalanced_window_end_seconds");
+	mb_value(b, (double)w->t_end_ns / 1e9);
+}
+
+/* The counters since start: findings by kind and severity, events, lost events, windows. */
+static void counters_part(struct mbuf *b, const struct metrics_input *in)
+{
+	family(b, "imbalanced_findings_total", "counter",
+	       "Findings opened since start, by kind and severity.");
+	for (size_t i = 0; i < in->nr_findings; i++) {
+		mb_printf(b, "imbalanced_findings_total{kind=\"");
+		mb_label(b, in->findings[i].kind, sizeof(in->findings[i].kind));
+		mb_printf(b, "\",severity=\"%s\"} %llu\n",
+			  imb_severity_name(in->findings[i].severity),
+			  (unsigned long long)in->findings[i].count);
+	}
+	family(b, "imbalanced_events_total", "counter", "Scheduler events processed.");
+	mb_printf(b, "imbalanced_events_total %llu\n", (unsigned long long)in->events_total);
+	family(b, "imbalanced_lost_events_total", "counter",
+	       "Events the kernel dropped before imbalanced could read them.");
+	mb_printf(b, "imbalanced_lost_events_total %llu\n",
+		  (unsigned long long)in->lost_events_total);
+	family(b, "imbalanced_windows_total", "counter", "Analysis windows closed.");
+	mb_printf(b, "imbalanced_windows_total %llu\n", (unsigned long long)in->windows_total);
+}
+
 int metrics_format(const struct metrics_input *in, char **out, size_t *len)
 {
-	const struct imb_window *w = in->w;
 	struct mbuf b = { 0 };
 
 	family(&b, "imbalanced_build_info", "gauge", "Version of imbalanced; always 1.");
 	mb_printf(&b, "imbalanced_build_info{version=\"");
 	mb_label(&b, in->version ? in->version : "unknown", 64);
 	mb_printf(&b, "\"} 1\n");
-
-	if (w) {
-		cpu_gauge(&b, w, "imbalanced_cpu_util_avg",
-			  "PELT util_avg of the CPU's CFS run queue at the end of the latest window (capacity units, 0-1024).", 0);
-		cpu_gauge(&b, w, "imbalanced_cpu_runnable_avg",
-			  "PELT runnable_avg of the CPU's CFS run queue (1024 per runnable task).", 1);
-		cpu_gauge(&b, w, "imbalanced_cpu_load_avg",
-			  "PELT load_avg of the CPU's CFS run queue (weight units).", 2);
-		cpu_gauge(&b, w, "imbalanced_cpu_nr_running",
-			  "Runnable tasks on the CPU at the end of the latest window.", 3);
-		cpu_gauge(&b, w, "imbalanced_cpu_capacity",
-			  "Capacity of the CPU (1024 unless the topology says otherwise).", 4);
-		cpu_gauge(&b, w, "imbalanced_cpu_overloaded_ratio",
-			  "Fraction of the latest window the CPU was classified overloaded.", 5);
-		family(&b, "imbalanced_cpu_group_type", "gauge",
-		       "Load-balancer group classification of the CPU (fixed threshold): 1 for the current type, 0 for the others.");
-		for (size_t i = 0; i < w->nr_cpus; i++)
-			for (int t = IMB_GROUP_HAS_SPARE; t <= IMB_GROUP_OVERLOADED; t++)
-				mb_printf(&b, "imbalanced_cpu_group_type{cpu=\"%d\",type=\"%s\"} %d\n",
-					  w->cpus[i].cpu, imb_group_type_name(t),
-					  w->cpus[i].group_type == t);
-		family(&b, "imbalanced_job_unfairness_ratio", "gauge",
-		       "Unfairness of the job in the latest window: 1 - min/max CPU time of its tasks (0 = fair).");
-		for (size_t i = 0; i < w->nr_jobs; i++) {
-			mb_printf(&b, "imbalanced_job_unfairness_ratio{job_key=\"");
-			mb_label(&b, w->jobs[i].key, sizeof(w->jobs[i].key));
-			mb_printf(&b, "\",kind=\"");
-			mb_label(&b, w->jobs[i].kind, sizeof(w->jobs[i].kind));
-			mb_printf(&b, "\"}");
-			mb_value(&b, w->jobs[i].unfairness);
-		}
-		family(&b, "imbalanced_job_max_deviation_ratio", "gauge",
-		       "Largest relative deviation of a task's CPU share from its fair share in the job.");
-		for (size_t i = 0; i < w->nr_jobs; i++) {
-			mb_printf(&b, "imbalanced_job_max_deviation_ratio{job_key=\"");
-			mb_label(&b, w->jobs[i].key, sizeof(w->jobs[i].key));
-			mb_printf(&b, "\"}");
-			mb_value(&b, w->jobs[i].max_deviation);
-		}
-		family(&b, "imbalanced_window_end_seconds", "gauge",
-		       "End of the latest window on the trace clock.");
-		mb_printf(&b, "imbalanced_window_end_seconds");
-		mb_value(&b, (double)w->t_end_ns / 1e9);
-	}
+	if (in->w)
+		window_part(&b, in->w);
 	if (in->pelt)
 		pelt_error(&b, in->pelt);
-
-	family(&b, "imbalanced_findings_total", "counter",
-	       "Findings opened since start, by kind and severity.");
-	for (size_t i = 0; i < in->nr_findings; i++) {
-		mb_printf(&b, "imbalanced_findings_total{kind=\"");
-		mb_label(&b, in->findings[i].kind, sizeof(in->findings[i].kind));
-		mb_printf(&b, "\",severity=\"%s\"} %llu\n",
-			  imb_severity_name(in->findings[i].severity),
-			  (unsigned long long)in->findings[i].count);
-	}
-	family(&b, "imbalanced_events_total", "counter", "Scheduler events processed.");
-	mb_printf(&b, "imbalanced_events_total %llu\n", (unsigned long long)in->events_total);
-	family(&b, "imbalanced_lost_events_total", "counter",
-	       "Events the kernel dropped before imbalanced could read them.");
-	mb_printf(&b, "imbalanced_lost_events_total %llu\n",
-		  (unsigned long long)in->lost_events_total);
-	family(&b, "imbalanced_windows_total", "counter", "Analysis windows closed.");
-	mb_printf(&b, "imbalanced_windows_total %llu\n", (unsigned long long)in->windows_total);
+	counters_part(&b, in);
 	dynamic_part(&b, in->proc, in->db_size_bytes);
 	if (b.err) {
 		free(b.p);

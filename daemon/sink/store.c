@@ -301,6 +301,90 @@ static int store_migrate(sqlite3 *db, int target, const char **err)
 	return 0;
 }
 
+static void store_opts_defaults(struct store_opts *o)
+{
+	if (!o->raw_days)
+		o->raw_days = STORE_DEFAULT_RAW_DAYS;
+	if (!o->minute_days)
+		o->minute_days = STORE_DEFAULT_MINUTE_DAYS;
+	if (!o->max_tasks_per_window)
+		o->max_tasks_per_window = STORE_DEFAULT_MAX_TASKS;
+	if (!o->max_jobs_per_window)
+		o->max_jobs_per_window = STORE_DEFAULT_MAX_JOBS;
+	if (!o->purge_batch)
+		o->purge_batch = STORE_DEFAULT_PURGE_BATCH;
+	if (!o->busy_timeout_ms)
+		o->busy_timeout_ms = STORE_DEFAULT_BUSY_MS;
+	if (!o->clock_ns)
+		o->clock_ns = store_clock_realtime;
+}
+
+/* The connection's journal and vacuum settings; an SQLite code, *@err set on failure. */
+static int store_pragmas(struct store *s, const char **err)
+{
+	int rc;
+
+	/*
+	 * A new file gets incremental auto_vacuum, so the size bound can give
+	 * pages back; it can only be chosen before the first table, so older
+	 * databases keep reusing their free pages instead.
+	 */
+	rc = sqlite3_exec(s->db, "PRAGMA auto_vacuum = INCREMENTAL", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(s->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+				  " PRAGMA foreign_keys = OFF;", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		*err = rc == SQLITE_NOTADB ? "not a database" : "cannot enable WAL";
+		return rc;
+	}
+	if (s->o.max_bytes) {
+		/* keep the WAL a small part of the bound: checkpoint and
+		 * truncate it at 1/16 of it (at most SQLite's default 1000 pages) */
+		char sql[128];
+		uint64_t lim = s->o.max_bytes / 16;
+
+		snprintf(sql, sizeof(sql), "PRAGMA journal_size_limit = %llu;"
+			 " PRAGMA wal_autocheckpoint = %llu", (unsigned long long)lim,
+			 (unsigned long long)(lim / 4096 < 16 ? 16 : lim / 4096 > 1000 ? 1000 :
+					      lim / 4096));
+		rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+		if (rc != SQLITE_OK) {
+			*err = "cannot set the WAL limits";
+			return rc;
+		}
+	}
+	return SQLITE_OK;
+}
+
+/* The database's page size, 4096 when it cannot be read. */
+static int64_t db_page_size(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int64_t size = 4096;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			size = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	return size;
+}
+
+/* The writer's statements, kept for the connection's life; an SQLite code. */
+static int store_prepare_writer(struct store *s, const char **err)
+{
+	for (int i = 0; i < ST__MAX; i++) {
+		int rc = sqlite3_prepare_v3(s->db, writer_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+					    &s->st[i], NULL);
+
+		if (rc != SQLITE_OK) {
+			*err = "cannot prepare statements";
+			return rc;
+		}
+	}
+	return SQLITE_OK;
+}
+
 struct store *store_open(const char *path, const struct store_opts *opts, const char **err)
 {
 	const char *dummy;
@@ -317,20 +401,7 @@ struct store *store_open(const char *path, const struct store_opts *opts, const 
 	}
 	if (opts)
 		s->o = *opts;
-	if (!s->o.raw_days)
-		s->o.raw_days = STORE_DEFAULT_RAW_DAYS;
-	if (!s->o.minute_days)
-		s->o.minute_days = STORE_DEFAULT_MINUTE_DAYS;
-	if (!s->o.max_tasks_per_window)
-		s->o.max_tasks_per_window = STORE_DEFAULT_MAX_TASKS;
-	if (!s->o.max_jobs_per_window)
-		s->o.max_jobs_per_window = STORE_DEFAULT_MAX_JOBS;
-	if (!s->o.purge_batch)
-		s->o.purge_batch = STORE_DEFAULT_PURGE_BATCH;
-	if (!s->o.busy_timeout_ms)
-		s->o.busy_timeout_ms = STORE_DEFAULT_BUSY_MS;
-	if (!s->o.clock_ns)
-		s->o.clock_ns = store_clock_realtime;
+	store_opts_defaults(&s->o);
 	target = s->o.max_version > 0 && s->o.max_version < STORE_SCHEMA_VERSION ?
 		 s->o.max_version : STORE_SCHEMA_VERSION;
 	s->path = strdup(path);
@@ -348,60 +419,20 @@ struct store *store_open(const char *path, const struct store_opts *opts, const 
 		goto fail;
 	}
 	sqlite3_busy_timeout(s->db, (int)s->o.busy_timeout_ms);
-	/*
-	 * A new file gets incremental auto_vacuum, so the size bound can give
-	 * pages back; it can only be chosen before the first table, so older
-	 * databases keep reusing their free pages instead.
-	 */
-	rc = sqlite3_exec(s->db, "PRAGMA auto_vacuum = INCREMENTAL", NULL, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(s->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-				  " PRAGMA foreign_keys = OFF;", NULL, NULL, NULL);
-	if (rc != SQLITE_OK) {
-		*err = rc == SQLITE_NOTADB ? "not a database" : "cannot enable WAL";
+	rc = store_pragmas(s, err);
+	if (rc != SQLITE_OK)
 		goto fail;
-	}
-	if (s->o.max_bytes) {
-		/* keep the WAL a small part of the bound: checkpoint and
-		 * truncate it at 1/16 of it (at most SQLite's default 1000 pages) */
-		char sql[128];
-		uint64_t lim = s->o.max_bytes / 16;
-
-		snprintf(sql, sizeof(sql), "PRAGMA journal_size_limit = %llu;"
-			 " PRAGMA wal_autocheckpoint = %llu", (unsigned long long)lim,
-			 (unsigned long long)(lim / 4096 < 16 ? 16 : lim / 4096 > 1000 ? 1000 :
-					      lim / 4096));
-		rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
-		if (rc != SQLITE_OK) {
-			*err = "cannot set the WAL limits";
-			goto fail;
-		}
-	}
 	rc = store_migrate(s->db, target, err);
 	if (rc) {
 		store_close(s);
 		errno = -rc;
 		return NULL;
 	}
-	{
-		sqlite3_stmt *st;
-
-		s->page_size = 4096;
-		if (sqlite3_prepare_v2(s->db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK) {
-			if (sqlite3_step(st) == SQLITE_ROW)
-				s->page_size = sqlite3_column_int64(st, 0);
-			sqlite3_finalize(st);
-		}
-	}
+	s->page_size = db_page_size(s->db);
 	if (target == STORE_SCHEMA_VERSION) {
-		for (int i = 0; i < ST__MAX; i++) {
-			rc = sqlite3_prepare_v3(s->db, writer_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-						&s->st[i], NULL);
-			if (rc != SQLITE_OK) {
-				*err = "cannot prepare statements";
-				goto fail;
-			}
-		}
+		rc = store_prepare_writer(s, err);
+		if (rc != SQLITE_OK)
+			goto fail;
 	}
 	return s;
 fail:
@@ -1140,12 +1171,92 @@ static int grow(void **arr, size_t *cap, size_t n, size_t sz)
 	return 0;
 }
 
+static void fill_cpu_row(sqlite3_stmt *st, void *row)
+{
+	struct imb_cpu_sample *c = row;
+
+	c->cpu = sqlite3_column_int(st, 0);
+	c->util_avg = col_u64(st, 1);
+	c->runnable_avg = col_u64(st, 2);
+	c->load_avg = col_u64(st, 3);
+	c->nr_running = (uint32_t)sqlite3_column_int(st, 4);
+	c->capacity = (uint32_t)sqlite3_column_int(st, 5);
+	c->group_type = sqlite3_column_int(st, 6);
+	c->kernel_util_avg = col_known(st, 7);
+	c->kernel_runnable_avg = col_known(st, 8);
+	c->kernel_load_avg = col_known(st, 9);
+	c->vruntime = col_u64(st, 10);
+	c->group_type_scaled = sqlite3_column_int(st, 11);
+	c->overloaded_fraction = sqlite3_column_double(st, 12);
+	c->vruntime_rate = sqlite3_column_double(st, 13);
+	c->busy_ns = col_u64(st, 14);
+	c->idle_with_waiters_ns = col_u64(st, 15);
+}
+
+static void fill_task_row(sqlite3_stmt *st, void *row)
+{
+	struct imb_task_sample *t = row;
+
+	t->pid = sqlite3_column_int(st, 0);
+	t->tgid = sqlite3_column_int(st, 1);
+	col_text(st, 2, t->comm, sizeof(t->comm));
+	t->cpu = sqlite3_column_int(st, 3);
+	t->nice = sqlite3_column_int(st, 4);
+	t->run_ns = col_u64(st, 5);
+	t->wait_ns = col_u64(st, 6);
+	t->migrations = (uint32_t)sqlite3_column_int(st, 7);
+	t->share = sqlite3_column_double(st, 8);
+	t->fair_share = sqlite3_column_double(st, 9);
+	t->util_avg = col_u64(st, 10);
+	t->runnable_avg = col_u64(st, 11);
+	t->load_avg = col_u64(st, 12);
+}
+
+static void fill_job_row(sqlite3_stmt *st, void *row)
+{
+	struct imb_job_sample *j = row;
+
+	col_text(st, 0, j->key, sizeof(j->key));
+	col_text(st, 1, j->kind, sizeof(j->kind));
+	j->tasks = (uint32_t)sqlite3_column_int(st, 2);
+	j->unfairness = sqlite3_column_double(st, 3);
+	j->mean_deviation = sqlite3_column_double(st, 4);
+	j->max_deviation = sqlite3_column_double(st, 5);
+	j->jain_index = sqlite3_column_double(st, 6);
+}
+
+/*
+ * The rows @st selects for window (@run, @t_end_ns), each zeroed and then
+ * filled by @fill, appended to *@arr (*@nr rows of @size bytes); 0 or -ENOMEM.
+ */
+static int read_window_rows(sqlite3_stmt *st, int64_t run, uint64_t t_end_ns, void **arr,
+			    size_t *nr, size_t size, void (*fill)(sqlite3_stmt *st, void *row))
+{
+	size_t cap = 0;
+	int rc = 0;
+
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_int64(st, 2, u2i(t_end_ns));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		void *row;
+
+		if (grow(arr, &cap, *nr, size)) {
+			rc = -ENOMEM;
+			break;
+		}
+		row = (char *)*arr + (*nr)++ * size;
+		memset(row, 0, size);
+		fill(st, row);
+	}
+	sqlite3_reset(st);
+	return rc;
+}
+
 int store_reader_latest_window(struct store_reader *r, struct imb_window **out)
 {
 	sqlite3_stmt *st = r->st[RD_LATEST];
 	struct imb_window *w;
 	int64_t run;
-	size_t cap;
 	int rc;
 
 	*out = NULL;
@@ -1166,89 +1277,17 @@ int store_reader_latest_window(struct store_reader *r, struct imb_window **out)
 	w->lost_events = col_u64(st, 4);
 	sqlite3_reset(st);
 
-	st = r->st[RD_CPUS];
-	sqlite3_bind_int64(st, 1, run);
-	sqlite3_bind_int64(st, 2, u2i(w->t_end_ns));
-	cap = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct imb_cpu_sample *c;
-
-		if (grow((void **)&w->cpus, &cap, w->nr_cpus, sizeof(*c)))
-			goto nomem;
-		c = &w->cpus[w->nr_cpus++];
-		memset(c, 0, sizeof(*c));
-		c->cpu = sqlite3_column_int(st, 0);
-		c->util_avg = col_u64(st, 1);
-		c->runnable_avg = col_u64(st, 2);
-		c->load_avg = col_u64(st, 3);
-		c->nr_running = (uint32_t)sqlite3_column_int(st, 4);
-		c->capacity = (uint32_t)sqlite3_column_int(st, 5);
-		c->group_type = sqlite3_column_int(st, 6);
-		c->kernel_util_avg = col_known(st, 7);
-		c->kernel_runnable_avg = col_known(st, 8);
-		c->kernel_load_avg = col_known(st, 9);
-		c->vruntime = col_u64(st, 10);
-		c->group_type_scaled = sqlite3_column_int(st, 11);
-		c->overloaded_fraction = sqlite3_column_double(st, 12);
-		c->vruntime_rate = sqlite3_column_double(st, 13);
-		c->busy_ns = col_u64(st, 14);
-		c->idle_with_waiters_ns = col_u64(st, 15);
+	if (read_window_rows(r->st[RD_CPUS], run, w->t_end_ns, (void **)&w->cpus, &w->nr_cpus,
+			     sizeof(*w->cpus), fill_cpu_row) ||
+	    read_window_rows(r->st[RD_TASKS], run, w->t_end_ns, (void **)&w->tasks,
+			     &w->nr_tasks, sizeof(*w->tasks), fill_task_row) ||
+	    read_window_rows(r->st[RD_JOBS], run, w->t_end_ns, (void **)&w->jobs, &w->nr_jobs,
+			     sizeof(*w->jobs), fill_job_row)) {
+		imb_window_free(w);
+		return -ENOMEM;
 	}
-	sqlite3_reset(st);
-
-	st = r->st[RD_TASKS];
-	sqlite3_bind_int64(st, 1, run);
-	sqlite3_bind_int64(st, 2, u2i(w->t_end_ns));
-	cap = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct imb_task_sample *t;
-
-		if (grow((void **)&w->tasks, &cap, w->nr_tasks, sizeof(*t)))
-			goto nomem;
-		t = &w->tasks[w->nr_tasks++];
-		memset(t, 0, sizeof(*t));
-		t->pid = sqlite3_column_int(st, 0);
-		t->tgid = sqlite3_column_int(st, 1);
-		col_text(st, 2, t->comm, sizeof(t->comm));
-		t->cpu = sqlite3_column_int(st, 3);
-		t->nice = sqlite3_column_int(st, 4);
-		t->run_ns = col_u64(st, 5);
-		t->wait_ns = col_u64(st, 6);
-		t->migrations = (uint32_t)sqlite3_column_int(st, 7);
-		t->share = sqlite3_column_double(st, 8);
-		t->fair_share = sqlite3_column_double(st, 9);
-		t->util_avg = col_u64(st, 10);
-		t->runnable_avg = col_u64(st, 11);
-		t->load_avg = col_u64(st, 12);
-	}
-	sqlite3_reset(st);
-
-	st = r->st[RD_JOBS];
-	sqlite3_bind_int64(st, 1, run);
-	sqlite3_bind_int64(st, 2, u2i(w->t_end_ns));
-	cap = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct imb_job_sample *j;
-
-		if (grow((void **)&w->jobs, &cap, w->nr_jobs, sizeof(*j)))
-			goto nomem;
-		j = &w->jobs[w->nr_jobs++];
-		memset(j, 0, sizeof(*j));
-		col_text(st, 0, j->key, sizeof(j->key));
-		col_text(st, 1, j->kind, sizeof(j->kind));
-		j->tasks = (uint32_t)sqlite3_column_int(st, 2);
-		j->unfairness = sqlite3_column_double(st, 3);
-		j->mean_deviation = sqlite3_column_double(st, 4);
-		j->max_deviation = sqlite3_column_double(st, 5);
-		j->jain_index = sqlite3_column_double(st, 6);
-	}
-	sqlite3_reset(st);
 	*out = w;
 	return 0;
-nomem:
-	sqlite3_reset(st);
-	imb_window_free(w);
-	return -ENOMEM;
 }
 
 int store_reader_findings(struct store_reader *r, const struct store_finding_query *q,
@@ -1385,18 +1424,127 @@ int store_metric_valid(const char *m)
 	return 0;
 }
 
+/* The latest run (0: none), the oldest raw window it still keeps and its t0; 0 or -errno. */
+static int series_latest_run(struct store_reader *r, int64_t *run, int64_t *raw_min, int64_t *t0)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(r->db, "SELECT r.id, (SELECT min(t_start_ns) FROM windows w"
+				" WHERE w.run_id = r.id), coalesce(r.t0_ns, 0) FROM runs r"
+				" ORDER BY r.id DESC LIMIT 1", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return store_errno(rc);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*run = sqlite3_column_int64(st, 0);
+		*raw_min = sqlite3_column_int64(st, 1);
+		*t0 = sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/*
+ * The statement that selects @q's points of @run (metric of @kind, from the
+ * per-minute tables when @use_1m), bound; 0 or -errno.
+ */
+static int series_prepare(struct store_reader *r, const struct store_series_query *q, int kind,
+			  int use_1m, int64_t run, size_t limit, sqlite3_stmt **st)
+{
+	const char *sfx = use_1m ? "_1m" : "";
+	char sql[512];
+	int rc;
+
+	if (kind == 1)
+		snprintf(sql, sizeof(sql), "SELECT t_ns, cpu, %s FROM cpu_samples%s"
+			 " WHERE run_id = ?1 AND t_ns >= ?2 AND t_ns <= ?3"
+			 " AND (?4 < 0 OR cpu = ?4) AND %s IS NOT NULL"
+			 " ORDER BY t_ns, cpu LIMIT ?5", q->metric, sfx, q->metric);
+	else if (kind == 2)
+		snprintf(sql, sizeof(sql), "SELECT t_ns, key, %s FROM job_samples%s"
+			 " WHERE run_id = ?1 AND t_ns >= ?2 AND t_ns <= ?3"
+			 " AND (?6 IS NULL OR key = ?6) ORDER BY t_ns, key LIMIT ?5",
+			 q->metric, sfx);
+	else
+		snprintf(sql, sizeof(sql), "SELECT t_ns, 0, %s FROM windows%s"
+			 " WHERE run_id = ?1 AND t_ns >= ?2 AND t_ns <= ?3"
+			 " ORDER BY t_ns LIMIT ?5", q->metric, sfx);
+	rc = sqlite3_prepare_v2(r->db, sql, -1, st, NULL);
+	if (rc != SQLITE_OK)
+		return store_errno(rc);
+	sqlite3_bind_int64(*st, 1, run);
+	sqlite3_bind_int64(*st, 2, u2i(q->since_ns));
+	sqlite3_bind_int64(*st, 3, q->until_ns ? u2i(q->until_ns) : INT64_MAX);
+	sqlite3_bind_int(*st, 4, q->cpu);
+	sqlite3_bind_int64(*st, 5, (int64_t)limit);
+	bind_text(*st, 6, q->job, 64);
+	return 0;
+}
+
+/* The points read so far and the job keys they name. */
+struct series_rows {
+	struct store_point *pts;
+	size_t cap, nr;
+	char **ks;		/* the keys; *keys is set to it after each key added */
+	size_t kcap;
+	char ***keys;		/* the caller's; NULL: job series are all 0 */
+	size_t *nkeys;
+};
+
+/* The series number of job key @k: its place in the keys, added when new; -ENOMEM. */
+static int series_job_key(struct series_rows *t, const char *k)
+{
+	size_t i;
+
+	if (!k)
+		k = "";
+	for (i = 0; i < (t->keys ? *t->nkeys : 0); i++)
+		if (!strcmp(t->ks[i], k))
+			break;
+	if (t->keys && i == *t->nkeys) {
+		if (grow((void **)&t->ks, &t->kcap, *t->nkeys, sizeof(*t->ks)) ||
+		    !(t->ks[*t->nkeys] = strdup(k)))
+			return -ENOMEM;
+		*t->keys = t->ks;
+		(*t->nkeys)++;
+	}
+	return (int32_t)i;
+}
+
+/* The rows of @st as points; the last sqlite3_step() code (SQLITE_DONE: all read), or -ENOMEM. */
+static int series_read_rows(sqlite3_stmt *st, int kind, struct series_rows *t)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_point *p;
+		int32_t series = sqlite3_column_int(st, 1);
+
+		if (kind == 2) {
+			series = series_job_key(t, (const char *)sqlite3_column_text(st, 1));
+			if (series < 0)
+				return -ENOMEM;
+		}
+		if (grow((void **)&t->pts, &t->cap, t->nr, sizeof(*p)))
+			return -ENOMEM;
+		p = &t->pts[t->nr++];
+		p->t_ns = col_u64(st, 0);
+		p->series = series;
+		p->value = sqlite3_column_double(st, 2);
+	}
+	return rc;
+}
+
 int store_reader_timeseries(struct store_reader *r, const struct store_series_query *q,
 			    struct store_point **out, size_t *n,
 			    char ***keys, size_t *nkeys, int *minute)
 {
 	int kind = store_metric_valid(q->metric);
-	struct store_point *pts = NULL;
-	size_t cap = 0, nr = 0, kcap = 0;
-	char sql[512], **ks = NULL;
-	sqlite3_stmt *st = NULL;
+	struct series_rows t = { .keys = keys, .nkeys = nkeys };
 	int64_t run = 0, raw_min = 0, t0 = 0;
-	int rc, use_1m = 0;
 	size_t limit = q->limit ? q->limit : 100000;
+	sqlite3_stmt *st;
+	int rc, use_1m;
 
 	*out = NULL;
 	*n = 0;
@@ -1407,95 +1555,31 @@ int store_reader_timeseries(struct store_reader *r, const struct store_series_qu
 	*minute = 0;
 	if (!kind)
 		return -EINVAL;	/* metric is whitelisted: only listed names reach SQL */
-	/* latest run and the oldest raw window still kept */
-	rc = sqlite3_prepare_v2(r->db, "SELECT r.id, (SELECT min(t_start_ns) FROM windows w"
-				" WHERE w.run_id = r.id), coalesce(r.t0_ns, 0) FROM runs r"
-				" ORDER BY r.id DESC LIMIT 1", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return store_errno(rc);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		run = sqlite3_column_int64(st, 0);
-		raw_min = sqlite3_column_int64(st, 1);
-		t0 = sqlite3_column_int64(st, 2);
-	}
-	sqlite3_finalize(st);
+	rc = series_latest_run(r, &run, &raw_min, &t0);
+	if (rc)
+		return rc;
 	if (!run)
 		return 0;
 	/* minute rows only when raw rows were purged from the asked range */
 	use_1m = raw_min == 0 || (raw_min > t0 && (int64_t)q->since_ns < raw_min);
 
 	for (int pass = 0; pass < 2; pass++) {
-		const char *sfx = use_1m ? "_1m" : "";
-
-		if (kind == 1)
-			snprintf(sql, sizeof(sql), "SELECT t_ns, cpu, %s FROM cpu_samples%s"
-				 " WHERE run_id = ?1 AND t_ns >= ?2 AND t_ns <= ?3"
-				 " AND (?4 < 0 OR cpu = ?4) AND %s IS NOT NULL"
-				 " ORDER BY t_ns, cpu LIMIT ?5", q->metric, sfx, q->metric);
-		else if (kind == 2)
-			snprintf(sql, sizeof(sql), "SELECT t_ns, key, %s FROM job_samples%s"
-				 " WHERE run_id = ?1 AND t_ns >= ?2 AND t_ns <= ?3"
-				 " AND (?6 IS NULL OR key = ?6) ORDER BY t_ns, key LIMIT ?5",
-				 q->metric, sfx);
-		else
-			snprintf(sql, sizeof(sql), "SELECT t_ns, 0, %s FROM windows%s"
-				 " WHERE run_id = ?1 AND t_ns >= ?2 AND t_ns <= ?3"
-				 " ORDER BY t_ns LIMIT ?5", q->metric, sfx);
-		rc = sqlite3_prepare_v2(r->db, sql, -1, &st, NULL);
-		if (rc != SQLITE_OK)
-			return store_errno(rc);
-		sqlite3_bind_int64(st, 1, run);
-		sqlite3_bind_int64(st, 2, u2i(q->since_ns));
-		sqlite3_bind_int64(st, 3, q->until_ns ? u2i(q->until_ns) : INT64_MAX);
-		sqlite3_bind_int(st, 4, q->cpu);
-		sqlite3_bind_int64(st, 5, (int64_t)limit);
-		bind_text(st, 6, q->job, 64);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			struct store_point *p;
-			int32_t series = sqlite3_column_int(st, 1);
-
-			if (kind == 2) {
-				const char *k = (const char *)sqlite3_column_text(st, 1);
-				size_t i;
-
-				for (i = 0; i < (keys ? *nkeys : 0); i++)
-					if (!strcmp(ks[i], k ? k : ""))
-						break;
-				if (!keys) {
-					series = 0;
-				} else if (i == *nkeys) {
-					if (grow((void **)&ks, &kcap, *nkeys, sizeof(*ks)) ||
-					    !(ks[*nkeys] = strdup(k ? k : "")))
-						goto nomem;
-					*keys = ks;
-					(*nkeys)++;
-				}
-				series = (int32_t)i;
-			}
-			if (grow((void **)&pts, &cap, nr, sizeof(*p)))
-				goto nomem;
-			p = &pts[nr++];
-			p->t_ns = col_u64(st, 0);
-			p->series = series;
-			p->value = sqlite3_column_double(st, 2);
-		}
+		rc = series_prepare(r, q, kind, use_1m, run, limit, &st);
+		if (rc)
+			return rc;
+		rc = series_read_rows(st, kind, &t);
 		sqlite3_finalize(st);
-		st = NULL;
 		if (rc != SQLITE_DONE) {
-			free(pts);
-			return store_errno(rc);
+			free(t.pts);
+			return rc < 0 ? rc : store_errno(rc);
 		}
 		/* no raw rows in range (expired): fall back to minutes once */
-		if (nr || use_1m)
+		if (t.nr || use_1m)
 			break;
 		use_1m = 1;
 	}
-	*out = pts;
-	*n = nr;
+	*out = t.pts;
+	*n = t.nr;
 	*minute = use_1m;
 	return 0;
-nomem:
-	sqlite3_finalize(st);
-	free(pts);
-	return -ENOMEM;
 }

@@ -246,7 +246,66 @@ static void print_results(const struct hog *hogs, int n, double unfairness,
 	printf("unfairness %.6f\n", unfairness);
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for besides cfg's run length. */
+struct hogs_args {
+	long threads, period_ms, duty;
+	const char *nice_list;
+	int json;
+};
+
+/* The command line went through: go on (any other value is the exit status). */
+#define HOGS_GO (-1)
+
+/* One option from getopt_long(); HOGS_GO or the exit status. */
+static int parse_option(int c, struct hogs_args *a)
+{
+	switch (c) {
+	case 't':
+		if (parse_long(optarg, 1, HOGS_MAX_THREADS, &a->threads)) {
+			fprintf(stderr, "hogs: --threads: expected 1..%d, got '%s'\n",
+				HOGS_MAX_THREADS, optarg);
+			return 2;
+		}
+		break;
+	case 's':
+		if (parse_seconds(optarg, &cfg.run_ns)) {
+			fprintf(stderr, "hogs: --seconds: expected a positive number up to 86400, got '%s'\n",
+				optarg);
+			return 2;
+		}
+		break;
+	case 'p':
+		if (parse_long(optarg, 1, 60000, &a->period_ms)) {
+			fprintf(stderr, "hogs: --period-ms: expected 1..60000, got '%s'\n",
+				optarg);
+			return 2;
+		}
+		break;
+	case 'd':
+		if (parse_long(optarg, 1, 100, &a->duty)) {
+			fprintf(stderr, "hogs: --duty: expected 1..100, got '%s'\n",
+				optarg);
+			return 2;
+		}
+		break;
+	case 'n':
+		a->nice_list = optarg;
+		break;
+	case 'j':
+		a->json = 1;
+		break;
+	case 'h':
+		usage(stdout);
+		return 0;
+	default:
+		usage(stderr);
+		return 2;
+	}
+	return HOGS_GO;
+}
+
+/* The command line into @a and cfg (run length, period, budget); HOGS_GO or the exit status. */
+static int parse_args(int argc, char **argv, struct hogs_args *a)
 {
 	static const struct option opts[] = {
 		{ "threads", required_argument, NULL, 't' },
@@ -258,88 +317,32 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	long threads = 1, period_ms = 0, duty = 0;
-	const char *nice_list = NULL;
-	uint64_t min_cpu = UINT64_MAX, max_cpu = 0;
-	struct hog *hogs;
-	double unfairness;
-	int c, i, ret, json = 0, failed = 0;
+	int c, ret;
 
+	*a = (struct hogs_args){ .threads = 1 };
 	cfg.run_ns = 3 * NSEC_PER_SEC;
-	while ((c = getopt_long(argc, argv, "t:s:p:d:n:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			if (parse_long(optarg, 1, HOGS_MAX_THREADS, &threads)) {
-				fprintf(stderr, "hogs: --threads: expected 1..%d, got '%s'\n",
-					HOGS_MAX_THREADS, optarg);
-				return 2;
-			}
-			break;
-		case 's':
-			if (parse_seconds(optarg, &cfg.run_ns)) {
-				fprintf(stderr, "hogs: --seconds: expected a positive number up to 86400, got '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'p':
-			if (parse_long(optarg, 1, 60000, &period_ms)) {
-				fprintf(stderr, "hogs: --period-ms: expected 1..60000, got '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'd':
-			if (parse_long(optarg, 1, 100, &duty)) {
-				fprintf(stderr, "hogs: --duty: expected 1..100, got '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'n':
-			nice_list = optarg;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
+	while ((c = getopt_long(argc, argv, "t:s:p:d:n:jh", opts, NULL)) != -1)
+		if ((ret = parse_option(c, a)) != HOGS_GO)
+			return ret;
 	if (optind < argc) {
 		fprintf(stderr, "hogs: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	if (!period_ms != !duty) {
+	if (!a->period_ms != !a->duty) {
 		fprintf(stderr, "hogs: --period-ms and --duty go together\n");
 		return 2;
 	}
-	cfg.period_ns = (uint64_t)period_ms * NSEC_PER_MSEC;
-	cfg.budget_ns = cfg.period_ns * (uint64_t)duty / 100;
+	cfg.period_ns = (uint64_t)a->period_ms * NSEC_PER_MSEC;
+	cfg.budget_ns = cfg.period_ns * (uint64_t)a->duty / 100;
+	return HOGS_GO;
+}
 
-	hogs = calloc((size_t)threads, sizeof(*hogs));
-	if (!hogs) {
-		fprintf(stderr, "hogs: out of memory\n");
-		return 1;
-	}
-	if (nice_list && parse_nice_list(nice_list, hogs, (int)threads)) {
-		fprintf(stderr, "hogs: --nice: expected up to %ld comma-separated values in -20..19, got '%s'\n",
-			threads, nice_list);
-		free(hogs);
-		return 2;
-	}
+/* Start the @n threads behind the barrier, then release them together; exits on failure. */
+static void start_hogs(struct hog *hogs, long n)
+{
+	for (int i = 0; i < n; i++) {
+		int ret;
 
-	ret = pthread_barrier_init(&cfg.barrier, NULL, (unsigned)threads + 1);
-	if (ret) {
-		fprintf(stderr, "hogs: barrier: %s\n", strerror(ret));
-		free(hogs);
-		return 1;
-	}
-	for (i = 0; i < threads; i++) {
 		hogs[i].index = i;
 		snprintf(hogs[i].comm, sizeof(hogs[i].comm), "hog%d", i);
 		ret = pthread_create(&hogs[i].thread, NULL, hog_main, &hogs[i]);
@@ -352,8 +355,15 @@ int main(int argc, char **argv)
 	/* Written before the barrier, so every thread sees it after. */
 	cfg.start_ns = clock_ns(CLOCK_MONOTONIC);
 	pthread_barrier_wait(&cfg.barrier);
+}
 
-	for (i = 0; i < threads; i++) {
+/* Wait for the @n threads; their unfairness into *@unfairness, 1 when one failed. */
+static int join_hogs(struct hog *hogs, long n, double *unfairness)
+{
+	uint64_t min_cpu = UINT64_MAX, max_cpu = 0;
+	int failed = 0;
+
+	for (int i = 0; i < n; i++) {
 		pthread_join(hogs[i].thread, NULL);
 		if (hogs[i].err) {
 			fprintf(stderr, "hogs: %s: %s\n", hogs[i].comm,
@@ -365,10 +375,43 @@ int main(int argc, char **argv)
 		if (hogs[i].cpu_ns > max_cpu)
 			max_cpu = hogs[i].cpu_ns;
 	}
+	*unfairness = max_cpu ? 1.0 - (double)min_cpu / (double)max_cpu : 0.0;
+	return failed;
+}
+
+int main(int argc, char **argv)
+{
+	struct hogs_args a;
+	struct hog *hogs;
+	double unfairness;
+	int ret, failed;
+
+	ret = parse_args(argc, argv, &a);
+	if (ret != HOGS_GO)
+		return ret;
+	hogs = calloc((size_t)a.threads, sizeof(*hogs));
+	if (!hogs) {
+		fprintf(stderr, "hogs: out of memory\n");
+		return 1;
+	}
+	if (a.nice_list && parse_nice_list(a.nice_list, hogs, (int)a.threads)) {
+		fprintf(stderr, "hogs: --nice: expected up to %ld comma-separated values in -20..19, got '%s'\n",
+			a.threads, a.nice_list);
+		free(hogs);
+		return 2;
+	}
+
+	ret = pthread_barrier_init(&cfg.barrier, NULL, (unsigned)a.threads + 1);
+	if (ret) {
+		fprintf(stderr, "hogs: barrier: %s\n", strerror(ret));
+		free(hogs);
+		return 1;
+	}
+	start_hogs(hogs, a.threads);
+	failed = join_hogs(hogs, a.threads, &unfairness);
 	pthread_barrier_destroy(&cfg.barrier);
 
-	unfairness = max_cpu ? 1.0 - (double)min_cpu / (double)max_cpu : 0.0;
-	print_results(hogs, (int)threads, unfairness, json);
+	print_results(hogs, (int)a.threads, unfairness, a.json);
 	free(hogs);
 	return failed;
 }

@@ -36,16 +36,11 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-/* Window @i: CPU 1 overloaded in bursts, one job of @ntasks hogs. */
-static struct imb_window *synth_window(uint64_t i, int ncpus, int ntasks, uint64_t window_ns)
+/* The CPUs of window @i: CPU 1 overloaded in bursts, the others busy or spare. */
+static void synth_cpus(struct imb_window *w, uint64_t i, int ncpus, uint64_t window_ns)
 {
-	struct imb_window *w = calloc(1, sizeof(*w));
 	double phase = (double)i / 10.0;
 
-	w->t_start_ns = 1000 * SEC + i * window_ns;
-	w->t_end_ns = w->t_start_ns + window_ns;
-	w->events = 5000 + i % 7;
-	w->lost_events = i % 50 == 49;
 	w->nr_cpus = (size_t)ncpus;
 	w->cpus = calloc((size_t)ncpus, sizeof(*w->cpus));
 	for (int c = 0; c < ncpus; c++) {
@@ -69,6 +64,11 @@ static struct imb_window *synth_window(uint64_t i, int ncpus, int ntasks, uint64
 		s->vruntime_rate = 1.0 / (c + 1);
 		s->busy_ns = window_ns * 9 / 10;
 	}
+}
+
+/* @ntasks hogs of one process, each with a smaller share than the one before. */
+static void synth_tasks(struct imb_window *w, int ncpus, int ntasks, uint64_t window_ns)
+{
 	w->nr_tasks = (size_t)ntasks;
 	w->tasks = calloc((size_t)(ntasks ? ntasks : 1), sizeof(*w->tasks));
 	for (int k = 0; k < ntasks; k++) {
@@ -87,40 +87,65 @@ static struct imb_window *synth_window(uint64_t i, int ncpus, int ntasks, uint64
 		t->runnable_avg = t->util_avg + 100;
 		t->load_avg = t->runnable_avg;
 	}
+}
+
+/* The hogs' job, its unfairness swinging with @i, and a job whose key needs escaping. */
+static void synth_jobs(struct imb_window *w, uint64_t i, int ntasks)
+{
 	w->nr_jobs = 2;
 	w->jobs = calloc(2, sizeof(*w->jobs));
 	strcpy(w->jobs[0].key, "pid:1000");
 	strcpy(w->jobs[0].kind, "process");
 	w->jobs[0].tasks = (uint32_t)ntasks;
-	w->jobs[0].unfairness = 0.5 + 0.3 * sin(phase);
+	w->jobs[0].unfairness = 0.5 + 0.3 * sin((double)i / 10.0);
 	w->jobs[0].mean_deviation = 0.2;
 	w->jobs[0].max_deviation = 0.4;
 	w->jobs[0].jain_index = 0.8;
 	strcpy(w->jobs[1].key, "comm:\"quoted\"\\job");
 	strcpy(w->jobs[1].kind, "comm");
 	w->jobs[1].tasks = 1;
-	/* a finding opens every 10 windows and closes 3 windows later */
-	if (i % 10 <= 3) {
-		struct imb_finding *f = calloc(1, sizeof(*f));
+}
 
-		f->id = i / 10 + 1;
-		strcpy(f->kind, i % 20 < 10 ? "overload" : "unfairness");
-		f->severity = i % 20 < 10 ? IMB_SEV_WARNING : IMB_SEV_CRITICAL;
-		f->t_start_ns = 1000 * SEC + (i - i % 10) * window_ns;
-		f->t_end_ns = w->t_end_ns;
-		snprintf(f->subject, sizeof(f->subject), i % 20 < 10 ? "cpu1" : "job pid:1000");
-		f->value = 2.5;
-		f->threshold = 1.17;
-		snprintf(f->summary, sizeof(f->summary), "%s: runnable_avg %llu above capacity",
-			 f->subject, (unsigned long long)w->cpus[ncpus > 1].runnable_avg);
-		snprintf(f->evidence, sizeof(f->evidence),
-			 "{\"runnable_avg\":%llu,\"nr_running\":%u}",
-			 (unsigned long long)w->cpus[ncpus > 1].runnable_avg,
-			 w->cpus[ncpus > 1].nr_running);
-		f->open = i % 10 != 3;
-		w->findings = f;
-		w->nr_findings = 1;
-	}
+/* A finding opens every 10 windows and closes 3 windows later. */
+static void synth_finding(struct imb_window *w, uint64_t i, int ncpus, uint64_t window_ns)
+{
+	struct imb_finding *f;
+
+	if (i % 10 > 3)
+		return;
+	f = calloc(1, sizeof(*f));
+	f->id = i / 10 + 1;
+	strcpy(f->kind, i % 20 < 10 ? "overload" : "unfairness");
+	f->severity = i % 20 < 10 ? IMB_SEV_WARNING : IMB_SEV_CRITICAL;
+	f->t_start_ns = 1000 * SEC + (i - i % 10) * window_ns;
+	f->t_end_ns = w->t_end_ns;
+	snprintf(f->subject, sizeof(f->subject), i % 20 < 10 ? "cpu1" : "job pid:1000");
+	f->value = 2.5;
+	f->threshold = 1.17;
+	snprintf(f->summary, sizeof(f->summary), "%s: runnable_avg %llu above capacity",
+		 f->subject, (unsigned long long)w->cpus[ncpus > 1].runnable_avg);
+	snprintf(f->evidence, sizeof(f->evidence),
+		 "{\"runnable_avg\":%llu,\"nr_running\":%u}",
+		 (unsigned long long)w->cpus[ncpus > 1].runnable_avg,
+		 w->cpus[ncpus > 1].nr_running);
+	f->open = i % 10 != 3;
+	w->findings = f;
+	w->nr_findings = 1;
+}
+
+/* Window @i: CPU 1 overloaded in bursts, one job of @ntasks hogs. */
+static struct imb_window *synth_window(uint64_t i, int ncpus, int ntasks, uint64_t window_ns)
+{
+	struct imb_window *w = calloc(1, sizeof(*w));
+
+	w->t_start_ns = 1000 * SEC + i * window_ns;
+	w->t_end_ns = w->t_start_ns + window_ns;
+	w->events = 5000 + i % 7;
+	w->lost_events = i % 50 == 49;
+	synth_cpus(w, i, ncpus, window_ns);
+	synth_tasks(w, ncpus, ntasks, window_ns);
+	synth_jobs(w, i, ntasks);
+	synth_finding(w, i, ncpus, window_ns);
 	return w;
 }
 
@@ -150,11 +175,6 @@ static int make_db(const char *path, int windows, int ncpus, int ntasks)
 	return rc || run <= 0;
 }
 
-/*
- * The engine-vs-kernel error histograms the model keeps live: CPU util and
- * runnable from the synthetic kernel values (util off by i % 3, runnable
- * by i % 2), a task util error of 3 per task, no load reference.
- */
 /* the model whose error histograms the feeder fills (nothing else of it is used) */
 static struct model *pelt_model;
 #define err_cpu (pelt_model->err_cpu)
@@ -168,6 +188,11 @@ static void hist_add(struct model_err_hist *h, uint64_t d)
 	h->bucket[d < MODEL_ERR_BUCKETS ? d : MODEL_ERR_BUCKETS]++;
 }
 
+/*
+ * The engine-vs-kernel error histograms the model keeps live: CPU util and
+ * runnable from the synthetic kernel values (util off by i % 3, runnable
+ * by i % 2), a task util error of 3 per task, no load reference.
+ */
 static void synth_pelt_errors(const struct imb_window *w)
 {
 	for (size_t c = 0; c < w->nr_cpus; c++) {
@@ -180,22 +205,23 @@ static void synth_pelt_errors(const struct imb_window *w)
 		hist_add(&err_task[MODEL_SIG_UTIL], 3);
 }
 
-int main(int argc, char **argv)
-{
-	struct http_opts o = { .listen = "127.0.0.1:0" };
-	struct http_backend be = { .version = "test-feeder" };
-	const char *make = NULL, *serve = NULL, *db = NULL, *err = NULL;
-	int interval_ms = 200, ncpus = 2, ntasks = 8, windows = 60;
-	struct store *store = NULL;
-	struct http_server *h;
-	struct sigaction sa = { .sa_handler = on_signal };
-	int64_t run = 0;
+/* What the command line asks for. */
+struct feeder_args {
+	struct http_opts o;
+	const char *make, *serve, *db;
+	int interval_ms, ncpus, ntasks, windows;
+};
 
+/* The options into @fa; 0 or the exit status. */
+static int parse_args(int argc, char **argv, struct feeder_args *fa)
+{
+	*fa = (struct feeder_args){ .o = { .listen = "127.0.0.1:0" }, .interval_ms = 200,
+				    .ncpus = 2, .ntasks = 8, .windows = 60 };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (!strcmp(a, "--allow-remote")) {
-			o.allow_remote = true;
+			fa->o.allow_remote = true;
 			continue;
 		}
 		if (!v) {
@@ -203,74 +229,107 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		i++;
-		if (!strcmp(a, "--listen")) o.listen = v;
-		else if (!strcmp(a, "--interval-ms")) interval_ms = atoi(v);
-		else if (!strcmp(a, "--cpus")) ncpus = atoi(v);
-		else if (!strcmp(a, "--tasks")) ntasks = atoi(v);
-		else if (!strcmp(a, "--windows")) windows = atoi(v);
-		else if (!strcmp(a, "--db")) db = v;
-		else if (!strcmp(a, "--make-db")) make = v;
-		else if (!strcmp(a, "--serve")) serve = v;
-		else if (!strcmp(a, "--token-file")) o.token_file = v;
+		if (!strcmp(a, "--listen")) fa->o.listen = v;
+		else if (!strcmp(a, "--interval-ms")) fa->interval_ms = atoi(v);
+		else if (!strcmp(a, "--cpus")) fa->ncpus = atoi(v);
+		else if (!strcmp(a, "--tasks")) fa->ntasks = atoi(v);
+		else if (!strcmp(a, "--windows")) fa->windows = atoi(v);
+		else if (!strcmp(a, "--db")) fa->db = v;
+		else if (!strcmp(a, "--make-db")) fa->make = v;
+		else if (!strcmp(a, "--serve")) fa->serve = v;
+		else if (!strcmp(a, "--token-file")) fa->o.token_file = v;
 		else {
 			fprintf(stderr, "http-feeder: unknown option %s\n", a);
 			return 2;
 		}
 	}
-	if (ncpus < 1 || ntasks < 0 || interval_ms < 1)
+	if (fa->ncpus < 1 || fa->ntasks < 0 || fa->interval_ms < 1)
 		return 2;
-	if (make)
-		return make_db(make, windows, ncpus, ntasks);
+	return 0;
+}
 
-	if (serve) {
-		be.db_path = serve;
-	} else {
-		struct snapshot_info info = { .source = "synthetic", .kernel = "6.18.0-test",
-					      .host = "feeder", .nr_cpus = (uint32_t)ncpus,
-					      .window_ns = (uint64_t)interval_ms * 1000000ULL };
+/* Live mode's snapshot holder and model, and the store with its run when --db; 0 or 1. */
+static int live_backend(const struct feeder_args *fa, struct http_backend *be,
+			struct store **store, int64_t *run)
+{
+	struct snapshot_info info = { .source = "synthetic", .kernel = "6.18.0-test",
+				      .host = "feeder", .nr_cpus = (uint32_t)fa->ncpus,
+				      .window_ns = (uint64_t)fa->interval_ms * 1000000ULL };
+	struct store_run_info ri = { .source = "synthetic", .nr_cpus = (uint32_t)fa->ncpus,
+				     .window_ns = SEC };
+	const char *err = NULL;
 
-		be.snap = snapshot_new(0, 0);
-		pelt_model = model_new(NULL);
-		if (!be.snap || !pelt_model)
-			return 1;
-		pelt_model->has_kernel_pelt = true;
-		snapshot_set_info(be.snap, &info);
-		if (db) {
-			struct store_run_info ri = { .source = "synthetic", .nr_cpus = (uint32_t)ncpus,
-						     .window_ns = SEC };
-
-			store = store_open(db, NULL, &err);
-			if (!store) {
-				fprintf(stderr, "http-feeder: %s: %s\n", db, err);
-				return 1;
-			}
-			run = store_run_begin(store, &ri);
-			be.db_path = db;
-		}
+	be->snap = snapshot_new(0, 0);
+	pelt_model = model_new(NULL);
+	if (!be->snap || !pelt_model)
+		return 1;
+	pelt_model->has_kernel_pelt = true;
+	snapshot_set_info(be->snap, &info);
+	if (!fa->db)
+		return 0;
+	*store = store_open(fa->db, NULL, &err);
+	if (!*store) {
+		fprintf(stderr, "http-feeder: %s: %s\n", fa->db, err);
+		return 1;
 	}
-	h = http_start(&o, &be, &err);
+	*run = store_run_begin(*store, &ri);
+	be->db_path = fa->db;
+	return 0;
+}
+
+/* Until SIGTERM/SIGINT: in live mode, a window every interval, published and stored. */
+static void feed(const struct feeder_args *fa, struct http_backend *be, struct store *store,
+		 int64_t run)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	for (uint64_t i = 0; !stop; i++) {
+		struct timespec ts = { fa->interval_ms / 1000,
+				       (long)(fa->interval_ms % 1000) * 1000000L };
+
+		if (be->snap) {
+			struct imb_window *w = synth_window(i, fa->ncpus, fa->ntasks, SEC);
+
+			if (store && store_window_commit(store, run, w))
+				fprintf(stderr, "http-feeder: %s: %s\n", fa->db,
+					store_last_error(store));
+			synth_pelt_errors(w);
+			snapshot_set_pelt(be->snap, pelt_model);
+			snapshot_publish(be->snap, w);
+		}
+		nanosleep(&ts, NULL);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct http_backend be = { .version = "test-feeder" };
+	struct feeder_args fa;
+	struct store *store = NULL;
+	struct http_server *h;
+	const char *err = NULL;
+	int64_t run = 0;
+	int rc;
+
+	rc = parse_args(argc, argv, &fa);
+	if (rc)
+		return rc;
+	if (fa.make)
+		return make_db(fa.make, fa.windows, fa.ncpus, fa.ntasks);
+	if (fa.serve)
+		be.db_path = fa.serve;
+	else if (live_backend(&fa, &be, &store, &run))
+		return 1;
+	h = http_start(&fa.o, &be, &err);
 	if (!h) {
-		fprintf(stderr, "http-feeder: %s: %s (%s)\n", o.listen, err, strerror(errno));
+		fprintf(stderr, "http-feeder: %s: %s (%s)\n", fa.o.listen, err, strerror(errno));
 		return 1;
 	}
 	printf("port %d\n", http_port(h));
 	fflush(stdout);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	for (uint64_t i = 0; !stop; i++) {
-		struct timespec ts = { interval_ms / 1000, (long)(interval_ms % 1000) * 1000000L };
-
-		if (be.snap) {
-			struct imb_window *w = synth_window(i, ncpus, ntasks, SEC);
-
-			if (store && store_window_commit(store, run, w))
-				fprintf(stderr, "http-feeder: %s: %s\n", db, store_last_error(store));
-			synth_pelt_errors(w);
-			snapshot_set_pelt(be.snap, pelt_model);
-			snapshot_publish(be.snap, w);
-		}
-		nanosleep(&ts, NULL);
-	}
+	feed(&fa, &be, store, run);
 	http_stop(h);
 	store_close(store);
 	snapshot_free(be.snap);

@@ -3,24 +3,8 @@
 # tests/t/live.t, tests/t/churn.t, tests/t/groups-live.t, tests/t/cgroup-paths-live.t.
 # The sourcing test sets $daemon to the daemon's pid and prints the plan.
 
-n=0
-fail=0
+. "${top_srcdir:-.}/tests/helpers/tap-lib.sh"	# n, fail, ok, skip_all
 daemon=
-
-ok() {	# ok EXIT-STATUS NAME
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fail=1
-	fi
-}
-
-skip_all() {	# skip_all REASON
-	echo "1..0 # SKIP $1"
-	exit 0
-}
 
 # need_live WHAT: skip unless root (WHAT names what root is needed for),
 # tracefs (mounted here when it is not) with the sched events, and jq

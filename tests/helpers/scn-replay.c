@@ -59,41 +59,35 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
-int main(int argc, char **argv)
+/* The options into @cfg and the events file into *@path; 0 or the exit status. */
+static int parse_args(int argc, char **argv, struct analyzer_config *cfg, const char **path)
 {
-	struct analyzer_config cfg;
-	struct pipeline *p;
-	struct imb_window *w;
-	const char *path = NULL;
-	char line[1024];
-	unsigned long lineno = 0;
-	FILE *f;
-
-	pipeline_config_defaults(&cfg);
+	*path = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--topology") && i + 1 < argc) {
-			if (topology_read(argv[++i], &cfg)) {
+			if (topology_read(argv[++i], cfg)) {
 				fprintf(stderr, "scn-replay: %s: cannot read\n", argv[i]);
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "--window") && i + 1 < argc) {
-			cfg.window_ns = strtoull(argv[++i], NULL, 10) * 1000000ull;
+			cfg->window_ns = strtoull(argv[++i], NULL, 10) * 1000000ull;
 		} else {
-			path = argv[i];
+			*path = argv[i];
 		}
 	}
-	if (!path) {
+	if (!*path) {
 		fprintf(stderr, "usage: scn-replay [--topology FILE] [--window MS] EVENTS.txt\n");
 		return 2;
 	}
-	f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	if (!f) {
-		fprintf(stderr, "scn-replay: %s: %s\n", path, strerror(errno));
-		return 2;
-	}
-	p = pipeline_new(&cfg, NULL, NULL, NULL);
-	if (!p)
-		return 2;
+	return 0;
+}
+
+/* Every event of @f (named @path) through @p; 0 or the exit status. */
+static int replay(struct pipeline *p, FILE *f, const char *path)
+{
+	unsigned long lineno = 0;
+	char line[1024];
+
 	while (fgets(line, sizeof(line), f)) {
 		struct imb_event ev;
 		char err[128];
@@ -112,11 +106,11 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (f != stdin)
-		fclose(f);
-	w = pipeline_finish(p);
-	if (!w)
-		return 2;
+	return 0;
+}
+
+static void print_jobs(const struct imb_window *w)
+{
 	printf("{\"jobs\":[");
 	for (size_t i = 0; i < w->nr_jobs; i++) {
 		printf("%s{\"key\":", i ? "," : "");
@@ -124,7 +118,12 @@ int main(int argc, char **argv)
 		printf(",\"tasks\":%u,\"unfairness\":%.6f,\"jain_index\":%.6f}", w->jobs[i].tasks,
 		       w->jobs[i].unfairness, w->jobs[i].jain_index);
 	}
-	printf("],\"span_ns\":%llu,\"tasks\":[", (unsigned long long)(w->t_end_ns - w->t_start_ns));
+	printf("]");
+}
+
+static void print_tasks(const struct imb_window *w)
+{
+	printf(",\"span_ns\":%llu,\"tasks\":[", (unsigned long long)(w->t_end_ns - w->t_start_ns));
 	for (size_t i = 0; i < w->nr_tasks; i++) {
 		const struct imb_task_sample *t = &w->tasks[i];
 
@@ -133,7 +132,12 @@ int main(int argc, char **argv)
 		printf(",\"run_ns\":%llu,\"share\":%.6f,\"fair_share\":%.6f,\"migrations\":%u}",
 		       (unsigned long long)t->run_ns, t->share, t->fair_share, t->migrations);
 	}
-	printf("],\"cpus\":[");
+	printf("]");
+}
+
+static void print_cpus(const struct imb_window *w)
+{
+	printf(",\"cpus\":[");
 	for (size_t i = 0; i < w->nr_cpus; i++) {
 		const struct imb_cpu_sample *c = &w->cpus[i];
 
@@ -149,7 +153,12 @@ int main(int argc, char **argv)
 			printf("\"node\":%llu,", (unsigned long long)c->idle_with_waiters_node_ns);
 		printf("\"machine\":%llu}}", (unsigned long long)c->idle_with_waiters_ns);
 	}
-	printf("],\"findings\":[");
+	printf("]");
+}
+
+static void print_findings(const struct imb_window *w)
+{
+	printf(",\"findings\":[");
 	for (size_t i = 0; i < w->nr_findings; i++) {
 		const struct imb_finding *x = &w->findings[i];
 
@@ -165,6 +174,42 @@ int main(int argc, char **argv)
 		printf(",\"evidence\":%s}", x->evidence[0] ? x->evidence : "{}");
 	}
 	printf("]}\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct analyzer_config cfg;
+	struct pipeline *p;
+	struct imb_window *w;
+	const char *path;
+	FILE *f;
+	int rc;
+
+	pipeline_config_defaults(&cfg);
+	rc = parse_args(argc, argv, &cfg, &path);
+	if (rc)
+		return rc;
+	f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	if (!f) {
+		fprintf(stderr, "scn-replay: %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	p = pipeline_new(&cfg, NULL, NULL, NULL);
+	if (!p)
+		return 2;
+	rc = replay(p, f, path);
+	if (rc)
+		return rc;
+	if (f != stdin)
+		fclose(f);
+	w = pipeline_finish(p);
+	if (!w)
+		return 2;
+	/* the parts of analyze --json that the scenario checks read */
+	print_jobs(w);
+	print_tasks(w);
+	print_cpus(w);
+	print_findings(w);
 	imb_window_free(w);
 	pipeline_free(p);
 	return 0;

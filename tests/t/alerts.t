@@ -13,8 +13,7 @@ IMB=${IMBALANCED:-./imbalanced}
 T=$(mktemp -d "${TMPDIR:-/tmp}/alerts-t.XXXXXX")
 journald_pid=
 trap '[ -n "$journald_pid" ] && kill "$journald_pid" 2>/dev/null; rm -rf "$T"' EXIT
-n=0 fail=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
+. "${top_srcdir:-.}/tests/helpers/tap-lib.sh"
 
 # journal_up - whether a journald answers on its stream socket (a socket
 # file left by a journald that has gone is not enough)

@@ -12,18 +12,7 @@ GEN=${TRACEDAT_GEN:-${top_builddir:-.}/bench/tracedat-gen}
 FIX=${top_srcdir:-.}/tests/fixtures
 T=$(mktemp -d "${TMPDIR:-/tmp}/progress-t.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-n=0
-fail=0
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fail=1
-	fi
-}
+. "${top_srcdir:-.}/tests/helpers/tap-lib.sh"
 
 if ! command -v script >/dev/null 2>&1 || [ ! -x "$GEN" ]; then
 	echo "1..0 # SKIP needs script(1) and bench/tracedat-gen"

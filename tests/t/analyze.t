@@ -10,18 +10,7 @@ IMB=${IMBALANCED:-./imbalanced}
 FIX=${top_srcdir:-.}/tests/fixtures
 T=$(mktemp -d "${TMPDIR:-/tmp}/analyze-t.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-n=0
-fail=0
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fail=1
-	fi
-}
+. "${top_srcdir:-.}/tests/helpers/tap-lib.sh"
 
 # --- usage -----------------------------------------------------------------
 "$IMB" --help >"$T/out" 2>&1 && grep -q 'analyze FILE' "$T/out"

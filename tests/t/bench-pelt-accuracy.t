@@ -7,12 +7,7 @@ if [ "$(id -u)" != 0 ]; then echo "1..0 # SKIP needs root (BPF, cgroups)"; exit 
 out=$(IMBALANCED=${IMBALANCED:-./imbalanced} sh "${top_srcdir:-.}/bench/pelt-accuracy.sh" --quick 2>&1)
 rc=$?
 echo "$out" | sed 's/^/# /'
-n=0
-fail=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
-}
+. "${top_srcdir:-.}/tests/helpers/tap-lib.sh"
 [ $rc = 0 ] && echo "$out" | grep -q '^kernel PELT values from: ' && echo "$out" | grep -q 'entity updates'
 ok $? "bench/pelt-accuracy.sh --quick runs (status $rc), says where the kernel's values come from and the engine's cost"
 for c in busy periodic multi-group cgroup; do

@@ -10,17 +10,7 @@
 check="$top_srcdir/tests/helpers/layering.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/imb-layering.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
+. "${top_srcdir:-.}/tests/helpers/tap-lib.sh"
 
 # a clean tree: a pure analyzer, a note that exists, a comment naming it
 mkdir -p "$tmp/good/analyzers" "$tmp/good/doc" "$tmp/good/daemon"
@@ -67,4 +57,4 @@ ok $? "this tree follows the rules"
 [ -z "$out" ] || echo "$out" | sed 's/^/# /'
 
 echo "1..$n"
-[ $failed = 0 ]
+[ $fail = 0 ]

@@ -14,8 +14,7 @@ IMB=${IMBALANCED:-./imbalanced}
 FIX=${top_srcdir:-.}/tests/fixtures
 T=$(mktemp -d "${TMPDIR:-/tmp}/store-analyze-t.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-n=0 fail=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
+. "${top_srcdir:-.}/tests/helpers/tap-lib.sh"
 
 if ! command -v sqlite3 >/dev/null; then
 	echo "1..0 # SKIP sqlite3 not installed"

@@ -14,8 +14,7 @@ IMB=${IMBALANCED:-./imbalanced}
 FIX=${top_srcdir:-.}/tests/fixtures
 T=$(mktemp -d "${TMPDIR:-/tmp}/switch-acct-t.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-n=0 fail=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
+. "${top_srcdir:-.}/tests/helpers/tap-lib.sh"
 
 # cmp JSON TRUTH LIMIT_PCT: worst per-thread |run_ns - cpu_ns| / cpu_ns
 cmp() {

@@ -7,8 +7,7 @@
 set -u
 IMB=${IMBALANCED:-./imbalanced}
 B=${top_builddir:-.}
-n=0 fail=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
+. "${top_srcdir:-.}/tests/helpers/tap-lib.sh"
 if ! command -v systemd-analyze >/dev/null; then echo "1..0 # SKIP systemd-analyze not installed"; exit 0; fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT

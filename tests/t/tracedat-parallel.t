@@ -15,18 +15,7 @@ GEN=${TRACEDAT_GEN:-${top_builddir:-.}/bench/tracedat-gen}
 FIX=${top_srcdir:-.}/tests/fixtures
 T=$(mktemp -d "${TMPDIR:-/tmp}/tdpar-t.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-n=0
-fail=0
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fail=1
-	fi
-}
+. "${top_srcdir:-.}/tests/helpers/tap-lib.sh"
 
 # run MODE FILE OUT: stdout, stderr and exit status of analyze in one file
 run() {
