@@ -83,6 +83,21 @@ static void group_rec(struct model *m, uint64_t ts, int cpu, uint64_t group, uin
 	feed(m, e);
 }
 
+/*
+ * The group entity's record in its parent: the kernel's lazy update
+ * (update_blocked_averages()) traces the group's run queue, then updates
+ * the entity, which applies the removed load and propagates it up.
+ */
+static void group_se_rec(struct model *m, uint64_t ts, int cpu, uint64_t group)
+{
+	struct imb_event e = ev_base(ts, cpu, IMB_EV_PELT_SE);
+
+	e.pelt_se.cgroup_id = group;
+	e.pelt_se.parent_id = IMB_TG_ROOT;
+	e.pelt_se.last_update_time = ts;
+	feed(m, e);
+}
+
 static void runtime(struct model *m, uint64_t ts, int cpu, int pid, uint64_t ns)
 {
 	struct imb_event e = ev_base(ts, cpu, IMB_EV_RUNTIME);
@@ -369,9 +384,14 @@ static void test_group_migration_and_removal(void)
 	   root0);
 	group_rec(m, t + 5 * MS, 1, AG(3), 0);	/* update_blocked_averages() */
 	g1 = model_group_find(m, 1, AG(3));
+	ok(m->cpus[1].cfs.avg.util_avg > 900,
+	   "the group's own record updates that run queue alone (root %lu)",
+	   m->cpus[1].cfs.avg.util_avg);
+	group_se_rec(m, t + 5 * MS, 1, AG(3));
+	g1 = model_group_find(m, 1, AG(3));
 	ok(g1->cfs.avg.util_avg < 100 && m->cpus[1].cfs.avg.util_avg < 100 &&
 	   m->cpus[1].cfs.avg.util_avg + 800 < root0,
-	   "the kernel's group record applies it and propagates to the root (%lu, root %lu)",
+	   "... the entity's record that follows applies it and propagates to the root (%lu, root %lu)",
 	   g1->cfs.avg.util_avg, m->cpus[1].cfs.avg.util_avg);
 	model_free(m);
 }
@@ -398,6 +418,7 @@ static void test_group_exit(void)
 	ok(g && m->cpus[0].cfs.avg.util_avg > 1000 && g->nr_tasks == 0,
 	   "an exited task leaves its group; the root shows it until the group updates");
 	group_rec(m, t + 3 * MS, 0, AG(9), 0);
+	group_se_rec(m, t + 3 * MS, 0, AG(9));
 	g = model_group_find(m, 0, AG(9));
 	ok(g->cfs.avg.util_avg < 50 && m->cpus[0].cfs.avg.util_avg < 50,
 	   "its util is removed from the group and the root at the group's update (%lu, %lu)",
