@@ -708,6 +708,29 @@ static void switch_next_in(struct model *m, struct model_cpu *c, const struct im
 		task_path_update_to(m, next, c->cpu, stop, ts);
 }
 
+/*
+ * A switch out of idle that picks another task than the one the model
+ * took as running when it woke on this idle CPU (task_enqueue(): a trace
+ * may lack the switch out of idle, tracefs on this kernel always does for
+ * CPU 1).  The CPU idled until now, so that task never ran: it waits,
+ * queued and runnable, behind the one picked.  Taking it as vanished
+ * instead (cpu_set_curr()) dropped it from the run queue until its own
+ * switch in, a whole wait not counted in its runnable_avg nor the CPU's
+ * (two periodic tasks woken by timers on one idle CPU do this each period).
+ */
+static void switch_from_idle_unguess(struct model *m, struct model_cpu *c, uint64_t ts)
+{
+	struct model_task *w = model_task_find(m, c->curr);
+
+	if (!w || w->state != MODEL_TASK_RUNNING || w->cpu != c->cpu)
+		return;
+	model_task_pelt_update(m, w, ts);
+	task_account(w, ts);
+	w->state = MODEL_TASK_QUEUED;
+	c->curr = 0;
+	c->fair_curr = false;
+}
+
 static void ev_switch(struct model *m, const struct imb_event *ev)
 {
 	const struct imb_ev_switch *s = &ev->sw;
@@ -747,6 +770,8 @@ static void ev_switch(struct model *m, const struct imb_event *ev)
 
 	if (!model_pid_is_idle(s->prev_pid))
 		prev = switch_prev_out(m, c, s, pfair && (!blocked || s->prev_delayed) ? stop : 0, ts);
+	else if (c->curr > 0 && c->curr != s->next_pid)
+		switch_from_idle_unguess(m, c, ts);
 	/*
 	 * A task still current here that the switch does not name vanished
 	 * (see cpu_set_curr()) — unless it is the one switched in: a task

@@ -269,6 +269,34 @@ static void test_missing_idle_switch_is_bounded(void)
 	model_free(m);
 }
 
+/*
+ * Two tasks woken on idle CPU 0; the model takes the first as running (a
+ * trace may lack the switch out of idle), then the switch out of idle
+ * picks the second: the first never ran and waits, queued.
+ */
+static void test_idle_switch_picks_another(void)
+{
+	struct model *m = new_model(1);
+	struct model_task *a;
+
+	wakeup(m, 1 * MS, 501, 0, true);
+	wakeup(m, 1 * MS, 502, 0, true);
+	sw(m, 1 * MS + 1000, 0, 501, 0x1, 0);
+	sw(m, 1 * MS + 2000, 0, 502, 0x1, 0);	/* both asleep, CPU idle */
+	wakeup(m, 10 * MS, 501, 0, false);
+	wakeup(m, 10 * MS + 5000, 502, 0, false);
+	sw(m, 10 * MS + 8000, 0, 0, IMB_STATE_RUNNING, 502);
+	a = model_task_find(m, 501);
+	is_int(a->state, MODEL_TASK_QUEUED, "a task woken on an idle CPU that another's switch in "
+	       "passes over is queued");
+	is_int((int)m->cpus[0].nr_queued, 2, "... and still counted on the run queue");
+	sw(m, 14 * MS, 0, 502, 0x1, 501);
+	sw(m, 16 * MS, 0, 501, 0x1, 0);
+	is_u64(a->runnable_ns, 6 * MS + 1000, "its runnable time runs from its wake-up to its sleep "
+	       "(and 1 us of its first run)");
+	model_free(m);
+}
+
 #define AG(n) (IMB_TG_AUTOGROUP | (n))
 
 /* Two tasks of one autogroup time-sliced on CPU 0 (switches name the group). */
@@ -533,6 +561,7 @@ int main(void)
 	test_migration_moves_contribution();
 	test_exit_removes_contribution();
 	test_missing_idle_switch_is_bounded();
+	test_idle_switch_picks_another();
 	test_group_two_tasks();
 	test_group_migration_and_removal();
 	test_group_exit();
