@@ -455,6 +455,20 @@ void model_ev_pelt_cfs(struct model *m, const struct imb_event *ev)
 					m->has_groups ? k->h_nr_runnable : c->nr_queued,
 					c->curr > 0 && c->fair_curr);
 		/*
+		 * The engine got to this instant before the record, on the
+		 * entity's record that precedes it (a group's entity is traced
+		 * first, and the model updates the levels above it there), with
+		 * its own count.  In a delayed dequeue that count is stale: the
+		 * kernel lowers h_nr_runnable on every level before put_prev
+		 * updates the upper ones, and the model learns of the delay
+		 * only at the switch.  The first record of the instant gives
+		 * the count the kernel integrated with (later ones of the same
+		 * instant may show a count changed since).
+		 */
+		else if (m->has_groups && k->last_update_time == c->cfs.avg.last_update_time &&
+			 c->kcfs.last_update_time != k->last_update_time)
+			pelt_cfs_recount(&c->cfs, k->h_nr_runnable);
+		/*
 		 * The kernel fires pelt_cfs_tp inside an enqueue's attach,
 		 * before the wake-up or migration tracepoint that tells us
 		 * of it: compare after the next event if that one is such a

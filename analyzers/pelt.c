@@ -72,7 +72,7 @@ uint32_t pelt_accumulate_segments(uint64_t periods, uint32_t d1, uint32_t d3)
 /* accumulate_sum(): @delta in 1024-ns units; returns periods crossed */
 static uint64_t pelt_accumulate_sum(uint64_t delta, struct pelt_avg *sa,
 				    unsigned long load, unsigned long runnable,
-				    int running)
+				    int running, uint32_t *contrib_out)
 {
 	uint32_t contrib = (uint32_t)delta;
 	uint64_t periods;
@@ -96,14 +96,17 @@ static uint64_t pelt_accumulate_sum(uint64_t delta, struct pelt_avg *sa,
 		sa->runnable_sum += (uint64_t)(runnable * contrib) << 10;
 	if (running)
 		sa->util_sum += contrib << 10;
+	*contrib_out = load ? contrib : 0;
 	return periods;
 }
 
-int pelt_update_sum(struct pelt_avg *sa, uint64_t now, unsigned long load,
-		    unsigned long runnable, int running)
+/* pelt_update_sum(); *@contrib: the interval's contribution, 0 if none */
+static int pelt_update_sum_contrib(struct pelt_avg *sa, uint64_t now, unsigned long load,
+				   unsigned long runnable, int running, uint32_t *contrib)
 {
 	uint64_t delta = now - sa->last_update_time;
 
+	*contrib = 0;
 	if ((int64_t)delta < 0) {
 		sa->last_update_time = now;
 		return 0;
@@ -114,7 +117,15 @@ int pelt_update_sum(struct pelt_avg *sa, uint64_t now, unsigned long load,
 	sa->last_update_time += delta << 10;
 	if (!load)
 		runnable = running = 0;
-	return pelt_accumulate_sum(delta, sa, load, runnable, running) ? 1 : 0;
+	return pelt_accumulate_sum(delta, sa, load, runnable, running, contrib) ? 1 : 0;
+}
+
+int pelt_update_sum(struct pelt_avg *sa, uint64_t now, unsigned long load,
+		    unsigned long runnable, int running)
+{
+	uint32_t contrib;
+
+	return pelt_update_sum_contrib(sa, now, load, runnable, running, &contrib);
 }
 
 static uint32_t pelt_divider(const struct pelt_avg *sa)
@@ -208,12 +219,45 @@ int pelt_cfs_update(struct pelt_cfs *cfs, uint64_t now, unsigned long weight_sum
 		decayed = 1;
 	}
 
-	if (pelt_update_sum(sa, now, pelt_scale_load_down(weight_sum << 10),
-			    h_nr_runnable, !!curr)) {
-		pelt_update_avg(sa, 1);
-		decayed = 1;
+	{
+		uint64_t before = sa->last_update_time;
+		uint32_t contrib;
+		int periods = pelt_update_sum_contrib(sa, now, pelt_scale_load_down(weight_sum << 10),
+						      h_nr_runnable, !!curr, &contrib);
+
+		if (sa->last_update_time != before) {
+			cfs->last_contrib = contrib;
+			cfs->last_runnable = contrib ? h_nr_runnable : 0;
+			cfs->last_recomputed = periods;
+		}
+		if (periods) {
+			pelt_update_avg(sa, 1);
+			decayed = 1;
+		}
 	}
 	return decayed;
+}
+
+int pelt_cfs_recount(struct pelt_cfs *cfs, unsigned int h_nr_runnable)
+{
+	struct pelt_avg *sa = &cfs->avg;
+	int64_t d;
+
+	if (!cfs->last_contrib || cfs->last_runnable == h_nr_runnable)
+		return 0;
+	d = ((int64_t)h_nr_runnable - (int64_t)cfs->last_runnable) * ((int64_t)cfs->last_contrib << 10);
+	if (d < 0 && (uint64_t)-d > sa->runnable_sum)
+		d = -(int64_t)sa->runnable_sum;
+	sa->runnable_sum += d;
+	if (cfs->last_recomputed) {
+		int64_t a = d / (int64_t)pelt_divider(sa);
+
+		if (a < 0 && (uint64_t)-a > sa->runnable_avg)
+			a = -(int64_t)sa->runnable_avg;
+		sa->runnable_avg += a;
+	}
+	cfs->last_runnable = h_nr_runnable;
+	return 1;
 }
 
 void pelt_attach(struct pelt_cfs *cfs, struct pelt_avg *se, unsigned long se_weight)

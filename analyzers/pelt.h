@@ -81,6 +81,10 @@ struct pelt_avg {
  *	propagation, doc/pelt.md §4); kept for callers that model task groups.
  * @util_est: sum of the estimates of the enqueued tasks (root cfs_rq).
  * @version: which kernel's semantics to follow.
+ * @last_contrib, @last_runnable, @last_recomputed: of the last
+ *	pelt_cfs_update() that moved time (not kernel state): the interval's
+ *	accumulated contribution, the runnable count it was integrated with,
+ *	and whether the averages were recomputed (see pelt_cfs_recount()).
  */
 struct pelt_cfs {
 	struct pelt_avg avg;
@@ -91,6 +95,9 @@ struct pelt_cfs {
 	int64_t prop_runnable_sum;
 	uint32_t util_est;
 	enum pelt_version version;
+	uint32_t last_contrib;
+	unsigned int last_runnable;
+	int last_recomputed;
 };
 
 /*
@@ -173,6 +180,17 @@ void pelt_cfs_init(struct pelt_cfs *cfs);
  */
 int pelt_cfs_update(struct pelt_cfs *cfs, uint64_t now, unsigned long weight_sum,
 		    unsigned int h_nr_runnable, int curr);
+
+/**
+ * pelt_cfs_recount - redo the runnable part of @cfs's last update that
+ * moved time as if integrated with @h_nr_runnable tasks instead: the
+ * runnable sum is linear in the count, so the difference is the count's
+ * difference times the interval's contribution (and the average moves by
+ * that over the divider where the update recomputed it).  Changes made
+ * since at the same instant (attach, propagation) are kept.
+ * Return: 1 if anything changed.
+ */
+int pelt_cfs_recount(struct pelt_cfs *cfs, unsigned int h_nr_runnable);
 
 /**
  * pelt_attach - attach_entity_load_avg(): align @se with @cfs (copy

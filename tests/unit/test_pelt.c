@@ -945,6 +945,43 @@ static void test_util_est_more(void)
 	is_int(cfs.util_est, 0, "run queue util_est dequeue saturates at zero");
 }
 
+/*
+ * pelt_cfs_recount(): redoing an update's runnable part with another count
+ * gives what integrating with that count would have, to the unit.
+ */
+static void test_recount(void)
+{
+	struct pelt_cfs a, b;
+	uint64_t t0 = 1000 * P + 300 * 1024, spans[] = { 700 * 1024, 3 * P + 123 * 1024, 40 * P };
+
+	for (size_t i = 0; i < sizeof(spans) / sizeof(spans[0]); i++) {
+		pelt_cfs_init(&a);
+		pelt_cfs_update(&a, t0, 3 * W0, 2, 1);
+		a.avg.runnable_sum = 900ull * (PELT_MIN_DIVIDER + a.avg.period_contrib);
+		a.avg.runnable_avg = 900;
+		b = a;
+		pelt_cfs_update(&a, t0 + spans[i], 3 * W0, 3, 1);
+		ok(pelt_cfs_recount(&a, 2) == 1, "recount of a %llu ns update from 3 to 2 runnable",
+		   (unsigned long long)spans[i]);
+		pelt_cfs_update(&b, t0 + spans[i], 3 * W0, 2, 1);
+		ok(a.avg.runnable_sum == b.avg.runnable_sum && a.avg.runnable_avg == b.avg.runnable_avg &&
+		   a.avg.util_sum == b.avg.util_sum && a.avg.load_sum == b.avg.load_sum,
+		   "... equals integrating with 2 (sum %llu/%llu, avg %lu/%lu)",
+		   (unsigned long long)a.avg.runnable_sum, (unsigned long long)b.avg.runnable_sum,
+		   a.avg.runnable_avg, b.avg.runnable_avg);
+		ok(pelt_cfs_recount(&a, 2) == 0, "... and a second recount to the same count is a no-op");
+	}
+	/* an update that moved no time has nothing to redo */
+	pelt_cfs_init(&a);
+	pelt_cfs_update(&a, t0, 3 * W0, 2, 1);
+	pelt_cfs_update(&a, t0 + 500, 3 * W0, 2, 1);
+	b = a;
+	pelt_cfs_recount(&a, 1);
+	ok(a.last_contrib > 0 && a.avg.last_update_time == t0 &&
+	   a.avg.runnable_sum == b.avg.runnable_sum - ((uint64_t)a.last_contrib << 10),
+	   "an update under 1024 ns moves no time: the recount redoes the one before");
+}
+
 int main(void)
 {
 	test_vector0();
@@ -962,5 +999,6 @@ int main(void)
 	test_clamp_versions();
 	test_edges();
 	test_util_est_more();
+	test_recount();
 	return tap_done();
 }
