@@ -100,9 +100,12 @@ struct imb_ev_exit {
 	char comm[IMB_COMM_LEN];
 };
 
+/* imb_ev_runtime.timer */
+enum { IMB_TIMER_UNKNOWN, IMB_TIMER_OUTSIDE, IMB_TIMER_INSIDE };
+
 struct imb_ev_runtime {
 	int32_t pid;
-	int32_t pad;
+	int32_t timer;			/* IMB_TIMER_*: inside an hrtimer expiry (the tick) or not */
 	uint64_t runtime_ns;		/* clock_task delta of this accounting step */
 };
 

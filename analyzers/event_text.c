@@ -78,6 +78,7 @@ static const struct field f_exit[] = {
 static const struct field f_runtime[] = {
 	{ "pid", F_I32, EV(runtime.pid) },
 	{ "runtime_ns", F_U64, EV(runtime.runtime_ns) },
+	{ "timer", F_I32, EV(runtime.timer) },
 	{ NULL, 0, 0 },
 };
 

@@ -125,6 +125,10 @@ struct model_cpu {
 	uint64_t kcfs_prev_ns;		/* its event time, 0: none */
 	bool reseed;			/* a group was seeded: seed the root again */
 	uint64_t kvruntime;		/* kernel min/zero_vruntime, last seen */
+	int32_t tick_pid;		/* a lone update_curr() of this task here (model_tick_settle()) */
+	uint64_t tick_ns, tick_clock;	/* ... its time and run-queue clock */
+	bool tick_recs;			/* ... followed by records of its instant alone so far */
+	int32_t tick_timer;		/* ... inside an hrtimer expiry (IMB_TIMER_*) */
 	bool cmp_pending;		/* a kernel sample waits to be compared */
 	uint64_t cmp_ns;		/* its event time */
 	struct imb_ev_pelt_cfs cmp_k;	/* its values */

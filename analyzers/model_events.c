@@ -966,13 +966,61 @@ static void ev_runtime(struct model *m, const struct imb_event *ev)
 	 * its callers only the tick goes on to update every level of the
 	 * current task's path (the others are an enqueue, a dequeue, a pick
 	 * or a preemption check, which bring their own updates or none).
-	 * Where the kernel's records come, a tick that moves an average
-	 * shows as records, so the run queues are left to them; without
-	 * records any one may be a tick.
+	 * Without the kernel's records any one may be a tick.  With them and
+	 * the run-queue clocks, the update waits for the next event of the
+	 * CPU (model_tick_settle()): one of the same instant shows what the
+	 * update_curr() was part of; none, that it stood alone, a tick.
 	 */
 	model_task_pelt_update(m, t, ts);
+	c->tick_pid = 0;
 	if (!m->has_kernel_pelt || m->opts.plain_events)
 		task_path_update(m, t, ev->cpu, ts);
+	else if (ev->flags & IMB_EVF_RQ_CLOCKS) {
+		c->tick_pid = t->pid;
+		c->tick_recs = false;
+		c->tick_timer = ev->runtime.timer;
+		c->tick_ns = ts;
+		c->tick_clock = ev->clock_pelt_ns;
+	}
+}
+
+/*
+ * Before @ev: settle the lone update_curr() each CPU @ev changes may hold
+ * (ev_runtime()).  An event of the same run-queue clock on that CPU other
+ * than a record is part of the same operation (an enqueue, a dequeue, a
+ * switch): nothing to do.  Otherwise it stood alone, and if it ran in an
+ * hrtimer expiry it was the tick, which updates every level of the
+ * current task's path, traced only where a period boundary was crossed
+ * (the others' sums still carry that instant's counts, which their next
+ * records integrate from).  Lone ones outside a timer (a thread reading
+ * its own CPU time) update no average.  Where the source does not say,
+ * only a lone update_curr() followed by records of its instant is taken
+ * as the tick.
+ */
+static void model_tick_settle(struct model *m, const struct imb_event *ev)
+{
+	for (int i = 0; i < m->nr_cpus; i++) {
+		struct model_cpu *c = &m->cpus[i];
+		struct model_task *t;
+		bool tick;
+
+		if (!c->tick_pid || !model_ev_touches_cpu(ev, i))
+			continue;
+		if (ev->cpu == i && (ev->flags & IMB_EVF_RQ_CLOCKS) && ev->clock_pelt_ns >= c->tick_clock &&
+		    ev->clock_pelt_ns - c->tick_clock < 1024) {
+			if (ev->kind == IMB_EV_PELT_CFS || ev->kind == IMB_EV_PELT_SE)
+				c->tick_recs = true;
+			else if (ev->kind != IMB_EV_RUNTIME)
+				c->tick_pid = 0;
+			continue;
+		}
+		tick = c->tick_timer == IMB_TIMER_UNKNOWN ? c->tick_recs :
+		       c->tick_timer == IMB_TIMER_INSIDE;
+		t = model_task_find(m, c->tick_pid);
+		c->tick_pid = 0;
+		if (tick && t && t->state == MODEL_TASK_RUNNING && t->cpu == i && c->curr == t->pid)
+			task_path_update(m, t, i, c->tick_ns);
+	}
 }
 
 /* Apply one event's state change (the kind's handler). */
@@ -1100,6 +1148,7 @@ int model_event(struct model *m, const struct imb_event *ev)
 
 	cmp_after = m->has_kernel_pelt ? model_cpu_compare_pending(m, ev) : -1;
 	gcmp_after = m->nr_gpend ? model_group_compare_pending(m, ev) : false;
+	model_tick_settle(m, ev);
 	event_apply(m, ev);
 	if (cmp_after >= 0)
 		model_cpu_compare(m, &m->cpus[cmp_after]);

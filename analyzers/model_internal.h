@@ -61,6 +61,7 @@ void model_task_delay_end(struct model *m, struct model_task *t, uint64_t now, b
 unsigned long model_task_weight(const struct model_task *t);
 
 /* model_kernel.c */
+bool model_ev_touches_cpu(const struct imb_event *ev, int cpu);
 void model_cpu_compare(struct model *m, struct model_cpu *c);
 void model_cpu_commit(struct model *m, struct model_cpu *c);
 int model_cpu_compare_pending(struct model *m, const struct imb_event *ev);

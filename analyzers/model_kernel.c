@@ -151,7 +151,7 @@ static uint64_t ev_pelt_lut(const struct imb_event *ev)
 }
 
 /* Whether applying @ev can change the model's run queues of CPU @cpu. */
-static bool ev_touches_cpu(const struct imb_event *ev, int cpu)
+bool model_ev_touches_cpu(const struct imb_event *ev, int cpu)
 {
 	if (ev->kind == IMB_EV_VRUNTIME)
 		return false;
@@ -194,7 +194,7 @@ int model_cpu_compare_pending(struct model *m, const struct imb_event *ev)
 	for (int i = 0; i < m->nr_cpus; i++) {
 		struct model_cpu *c = &m->cpus[i];
 
-		if (!c->cmp_pending || !ev_touches_cpu(ev, i))
+		if (!c->cmp_pending || !model_ev_touches_cpu(ev, i))
 			continue;
 		if (lut && lut == c->cmp_k.last_update_time)
 			continue;	/* the same update: a record of its end */

@@ -53,6 +53,17 @@ struct {
 	__type(value, __u64);
 } cpu_curr SEC(".maps");
 
+/*
+ * Per CPU: 0 no hrtimer expiry seen yet, 1 outside one, 2 inside one (the
+ * scheduler tick runs from an hrtimer): marks sched_stat_runtime records.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} in_timer SEC(".maps");
+
 /* Last pelt_se record sent per task, for the rate limit. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -662,10 +673,33 @@ int BPF_PROG(imb_exit, struct task_struct *p)
 	return 0;
 }
 
+static __always_inline void imb_timer_mark(__u32 v)
+{
+	__u32 zero = 0, *t = bpf_map_lookup_elem(&in_timer, &zero);
+
+	if (t)
+		*t = v;
+}
+
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(imb_timer_entry, struct hrtimer *timer, ktime_t *now)
+{
+	imb_timer_mark(2);
+	return 0;
+}
+
+SEC("tp_btf/hrtimer_expire_exit")
+int BPF_PROG(imb_timer_exit, struct hrtimer *timer)
+{
+	imb_timer_mark(1);
+	return 0;
+}
+
 SEC("tp_btf/sched_stat_runtime")
 int BPF_PROG(imb_runtime, struct task_struct *p, __u64 runtime)
 {
 	struct imb_w_runtime *r;
+	__u32 zero = 0, *t;
 	struct rq *rq;
 
 	if (!imb_on(IMB_W_RUNTIME))
@@ -677,7 +711,8 @@ int BPF_PROG(imb_runtime, struct task_struct *p, __u64 runtime)
 	rq = imb_task_rq(p);
 	imb_hdr_fill(&r->h, IMB_W_RUNTIME, rq, rq ? BPF_CORE_READ(rq, cpu) : bpf_get_smp_processor_id());
 	r->pid = p->pid;
-	r->pad = 0;
+	t = bpf_map_lookup_elem(&in_timer, &zero);
+	r->flags = !t || !*t ? 0 : IMB_WR_TIMER_KNOWN | (*t == 2 ? IMB_WR_IN_TIMER : 0);
 	r->runtime_ns = runtime;
 	imb_submit(r, sizeof(*r));
 	return 0;

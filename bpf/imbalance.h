@@ -107,9 +107,13 @@ struct imb_w_exit {
 	char comm[IMB_W_COMM_LEN];
 };
 
+/* imb_w_runtime.flags */
+#define IMB_WR_TIMER_KNOWN	0x1	/* hrtimer expiries are traced on this CPU */
+#define IMB_WR_IN_TIMER		0x2	/* ... and this update_curr() ran inside one (the tick) */
+
 struct imb_w_runtime {
 	struct imb_wire_hdr h;
-	__u32 pid, pad;
+	__u32 pid, flags;		/* IMB_WR_* */
 	__u64 runtime_ns;
 };
 

@@ -407,6 +407,8 @@ static int wire_runtime(struct source_bpf *s, const struct imb_wire_hdr *h, cons
 		return -ENOMEM;
 	ev->runtime.pid = (int32_t)w.pid;
 	ev->runtime.runtime_ns = w.runtime_ns;
+	if (w.flags & IMB_WR_TIMER_KNOWN)
+		ev->runtime.timer = w.flags & IMB_WR_IN_TIMER ? IMB_TIMER_INSIDE : IMB_TIMER_OUTSIDE;
 	return 1;
 }
 
@@ -824,6 +826,8 @@ static const struct {
 	{ "imb_fork", "sched_process_fork", IMB_EV_FORK, IMB_W_FORK, false },
 	{ "imb_exit", "sched_process_exit", IMB_EV_EXIT, IMB_W_EXIT, false },
 	{ "imb_runtime", "sched_stat_runtime", IMB_EV_RUNTIME, IMB_W_RUNTIME, false },
+	{ "imb_timer_entry", "hrtimer_expire_entry", IMB_EV_RUNTIME, IMB_W_RUNTIME, false },
+	{ "imb_timer_exit", "hrtimer_expire_exit", IMB_EV_RUNTIME, IMB_W_RUNTIME, false },
 	{ "imb_numa_move", "sched_move_numa", IMB_EV_NUMA_MOVE, IMB_W_NUMA_MOVE, false },
 	{ "imb_numa_swap", "sched_swap_numa", IMB_EV_NUMA_SWAP, IMB_W_NUMA_SWAP, false },
 	{ "imb_numa_stick", "sched_stick_numa", IMB_EV_NUMA_STICK, IMB_W_NUMA_STICK, false },

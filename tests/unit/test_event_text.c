@@ -105,6 +105,7 @@ static void random_event(struct imb_event *e)
 	case IMB_EV_RUNTIME:
 		e->runtime.pid = (int32_t)rval();
 		e->runtime.runtime_ns = rval();
+		e->runtime.timer = (int32_t)(rval() % 3);
 		break;
 	case IMB_EV_PELT_CFS:
 		e->pelt_cfs.cgroup_id = rval();

@@ -297,6 +297,52 @@ static void test_idle_switch_picks_another(void)
 	model_free(m);
 }
 
+/* A sched_stat_runtime with the run-queue clocks and hrtimer mark @timer. */
+static void runtime_at(struct model *m, uint64_t ts, int cpu, int pid, int timer)
+{
+	struct imb_event e = ev_base(ts, cpu, IMB_EV_RUNTIME);
+
+	e.flags = IMB_EVF_RQ_CLOCKS;
+	e.clock_task_ns = e.clock_pelt_ns = ts;
+	e.runtime.pid = pid;
+	e.runtime.runtime_ns = 1000;
+	e.runtime.timer = timer;
+	feed(m, e);
+}
+
+/*
+ * With the kernel's records, a lone update_curr() in an hrtimer is the
+ * tick, which updates the root even where no record shows it; one outside
+ * a timer updates no average.
+ */
+static void test_tick_updates_levels(void)
+{
+	for (int timer = IMB_TIMER_OUTSIDE; timer <= IMB_TIMER_INSIDE; timer++) {
+		struct model *m = new_model(1);
+		struct imb_event e = ev_base(1 * MS, 0, IMB_EV_PELT_CFS);
+		uint64_t lut;
+
+		e.flags = IMB_EVF_RQ_CLOCKS;
+		e.clock_task_ns = e.clock_pelt_ns = 1 * MS;
+		e.pelt_cfs.root = 1;
+		e.pelt_cfs.last_update_time = 1 * MS;
+		feed(m, e);		/* the kernel's values: seeds the root */
+		wakeup(m, 1 * MS, 601, 0, false);
+		sw(m, 1 * MS + 1000, 0, 0, IMB_STATE_RUNNING, 601);
+		runtime_at(m, 5 * MS, 0, 601, timer);
+		runtime_at(m, 7 * MS, 0, 601, IMB_TIMER_OUTSIDE);
+		lut = m->cpus[0].cfs.avg.last_update_time;
+		if (timer == IMB_TIMER_INSIDE)
+			ok(lut <= 5 * MS && lut > 5 * MS - 1024,
+			   "a lone update_curr() in an hrtimer updates the root at its instant (%llu)",
+			   (unsigned long long)lut);
+		else
+			ok(lut < 2 * MS, "one outside a timer leaves the root as it was (%llu)",
+			   (unsigned long long)lut);
+		model_free(m);
+	}
+}
+
 #define AG(n) (IMB_TG_AUTOGROUP | (n))
 
 /* Two tasks of one autogroup time-sliced on CPU 0 (switches name the group). */
@@ -562,6 +608,7 @@ int main(void)
 	test_exit_removes_contribution();
 	test_missing_idle_switch_is_bounded();
 	test_idle_switch_picks_another();
+	test_tick_updates_levels();
 	test_group_two_tasks();
 	test_group_migration_and_removal();
 	test_group_exit();
