@@ -38,9 +38,11 @@ IMB_BPF_LIBS = daemon/libimbbpf.a analyzers/libimbcore.a $(LIBBPF_LIBS)
 # --- end live BPF source ---
 
 # --- offline sources: trace.dat and text ---
-# daemon/libimbsrc.a: the file readers behind daemon/source/source.h.
+# daemon/libimbsrc.a: the file readers behind daemon/source/source.h, and
+# the calls through struct source_ops every source shares.
 noinst_LIBRARIES += daemon/libimbsrc.a
-daemon_libimbsrc_a_SOURCES = daemon/source/source.h daemon/source/text.c \
+daemon_libimbsrc_a_SOURCES = daemon/source/source.h daemon/source/source.c \
+	daemon/source/file.c daemon/source/text.c \
 	daemon/source/tracedat.c daemon/source/tracedat.h \
 	daemon/source/tracedat_repair.h daemon/source/tracedat_repair.c
 daemon_libimbsrc_a_CPPFLAGS = $(AM_CPPFLAGS) $(TRACECMD_CFLAGS) $(TRACEEVENT_CFLAGS)
