@@ -5,7 +5,8 @@
  *
  * Event types and field offsets are resolved once when the file is opened;
  * per record the code compares the type id against a small table and reads
- * fields at known offsets, with no allocation and no string lookup.  By
+ * fields at known offsets (sched_fields.c, shared with the tracefs source),
+ * with no allocation and no string lookup.  By
  * default the per-CPU streams are decoded by reader processes in parallel
  * and merged in the analysing process (td_par_*, tracedat_par.c); the
  * serial reader merges them here (td_loop), in segments for compressed
@@ -33,6 +34,7 @@
 
 #include <trace-cmd/trace-cmd.h>
 
+#include "daemon/source/sched_fields.h"
 #include "daemon/source/source.h"
 #include "daemon/source/tracedat.h"
 #include "daemon/source/tracedat_par.h"
@@ -62,92 +64,8 @@ int tracecmd_get_file_compress_proto(struct tracecmd_input *handle, const char *
  */
 #define TD_SEGMENT_RECORDS (1u << 18)
 
-enum td_ev {
-	TD_SWITCH, TD_WAKEUP, TD_WAKEUP_NEW, TD_WAKING, TD_MIGRATE, TD_FORK, TD_EXIT,
-	TD_RUNTIME, TD_NUMA_MOVE, TD_NUMA_SWAP, TD_NUMA_STICK, TD_PELT_CFS, TD_PELT_SE,
-	TD__COUNT
-};
-
 #define TD_MAX_BUFFERS 16
 #define TD_MAX_PENDING (1 << 20)	/* events held back before the first switch */
-
-/* Up to this many fields per event, in the order of the names below. */
-#define TD_MAX_FIELDS 10
-
-struct td_field {
-	int offset;
-	int size;
-	bool dynamic;		/* __data_loc: u32 offset | len << 16 */
-	bool present;
-};
-
-struct td_event {
-	int id;			/* tep event id, -1 absent */
-	const char *name;	/* the name found in the file */
-	const char *missing;	/* a required field the format lacks, or NULL */
-	struct td_field f[TD_MAX_FIELDS];
-};
-
-struct td_desc {
-	const char *system;
-	const char *name;
-	const char *alt_name;			/* same meaning, other name */
-	const char *fields[TD_MAX_FIELDS];	/* NULL-terminated */
-	const char *alt[TD_MAX_FIELDS];		/* alternative field names */
-	unsigned int required;			/* bit i: fields[i] must exist */
-	int kind;				/* enum imb_ev_kind */
-};
-
-static const struct td_desc td_desc[TD__COUNT] = {
-	[TD_SWITCH] = { "sched", "sched_switch", NULL,
-		{ "prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm", "next_pid",
-		  "next_prio" }, { NULL }, 0x7f, IMB_EV_SWITCH },
-	[TD_WAKEUP] = { "sched", "sched_wakeup", NULL,
-		{ "comm", "pid", "prio", "target_cpu" }, { NULL }, 0xf, IMB_EV_WAKEUP },
-	[TD_WAKEUP_NEW] = { "sched", "sched_wakeup_new", NULL,
-		{ "comm", "pid", "prio", "target_cpu" }, { NULL }, 0xf, IMB_EV_WAKEUP_NEW },
-	[TD_WAKING] = { "sched", "sched_waking", NULL,
-		{ "comm", "pid", "prio", "target_cpu" }, { NULL }, 0xf, IMB_EV_WAKING },
-	[TD_MIGRATE] = { "sched", "sched_migrate_task", NULL,
-		{ "comm", "pid", "prio", "orig_cpu", "dest_cpu" }, { NULL }, 0x1f,
-		IMB_EV_MIGRATE },
-	[TD_FORK] = { "sched", "sched_process_fork", NULL,
-		{ "parent_comm", "parent_pid", "child_comm", "child_pid" }, { NULL }, 0xf,
-		IMB_EV_FORK },
-	[TD_EXIT] = { "sched", "sched_process_exit", NULL,
-		{ "comm", "pid", "prio" }, { NULL }, 0x3, IMB_EV_EXIT },
-	[TD_RUNTIME] = { "sched", "sched_stat_runtime", NULL,
-		{ "pid", "runtime" }, { NULL }, 0x3, IMB_EV_RUNTIME },
-	[TD_NUMA_MOVE] = { "sched", "sched_move_numa", NULL,
-		{ "pid", "tgid", "ngid", "src_cpu", "src_nid", "dst_cpu", "dst_nid" }, { NULL },
-		0x7f, IMB_EV_NUMA_MOVE },
-	[TD_NUMA_SWAP] = { "sched", "sched_swap_numa", NULL,
-		{ "src_pid", "src_tgid", "src_ngid", "src_cpu", "src_nid", "dst_pid", "dst_tgid",
-		  "dst_ngid", "dst_cpu", "dst_nid" }, { NULL }, 0x3ff, IMB_EV_NUMA_SWAP },
-	/*
-	 * Before 5.10 sched_stick_numa used sched_move_numa's layout (pid,
-	 * tgid, ngid, src_cpu, src_nid, dst_cpu, dst_nid): both are accepted,
-	 * the dst task's fields being 0 in the old one.
-	 */
-	[TD_NUMA_STICK] = { "sched", "sched_stick_numa", NULL,
-		{ "src_pid", "src_tgid", "src_ngid", "src_cpu", "src_nid", "dst_pid", "dst_tgid",
-		  "dst_ngid", "dst_cpu", "dst_nid" }, { "pid", "tgid", "ngid" }, 0x31f,
-		IMB_EV_NUMA_STICK },
-	/*
-	 * Out-of-tree PELT events: the kernel's averages at its own update
-	 * instants.  LISA's kernel module (system "lisa") names them
-	 * lisa__sched_pelt_cfs / lisa__sched_pelt_se; its older sched_tp
-	 * module and Android kernels sched_pelt_cfs / sched_pelt_se.  The
-	 * runnable average is there only with the module's SCHED_AVG_RBL
-	 * feature, named "rbl_load" before 5.7: optional (0 when absent).
-	 */
-	[TD_PELT_CFS] = { NULL, "sched_pelt_cfs", "lisa__sched_pelt_cfs",
-		{ "cpu", "path", "load", "runnable", "util", "update_time" },
-		{ NULL, NULL, NULL, "rbl_load" }, 0x35, IMB_EV_PELT_CFS },
-	[TD_PELT_SE] = { NULL, "sched_pelt_se", "lisa__sched_pelt_se",
-		{ "cpu", "path", "comm", "pid", "load", "runnable", "util", "update_time" },
-		{ NULL, NULL, NULL, NULL, NULL, "rbl_load" }, 0xd9, IMB_EV_PELT_SE },
-};
 
 /*
  * Where the reading process is, for telling a crash of libtracecmd on a
@@ -225,7 +143,7 @@ struct td {
 	int hfd;		/* the descriptor the handle reads */
 	struct tracecmd_input *h;
 	struct tep_handle *tep;
-	struct td_event ev[TD__COUNT];
+	struct sched_fields sf;	/* the sched events' ids and fields in this file */
 	imb_event_fn fn;
 	void *ctx;
 	struct source_info *info;
@@ -233,8 +151,7 @@ struct td {
 	int max_cpu;
 	int cb_rc;
 	uint64_t switches;
-	bool native;		/* the file's byte order is the host's */
-	int8_t *type_map;	/* tep event id -> enum td_ev, -1 none */
+	int8_t *type_map;	/* tep event id -> enum sched_ev, -1 none */
 	int type_max;
 	/* events before the first switch, held back: no output on -ENODATA */
 	struct imb_event *pend;
@@ -268,120 +185,27 @@ static void td_err(char *err, const char *fmt, ...)
  */
 static int td_resolve(struct td *t)
 {
-	for (int i = 0; i < TD__COUNT; i++) {
-		const struct td_desc *d = &td_desc[i];
-		struct tep_event *e = tep_find_event_by_name(t->tep, d->system, d->name);
+	struct sched_fields *sf = &t->sf;
 
-		t->ev[i].id = -1;
-		t->ev[i].name = d->name;
-		if (!e && d->alt_name) {
-			e = tep_find_event_by_name(t->tep, d->system, d->alt_name);
-			t->ev[i].name = d->alt_name;
-		}
+	sched_fields_init(sf, t->tep,
+			  tep_is_file_bigendian(t->tep) == tep_is_local_bigendian(t->tep));
+	for (int i = 0; i < SCHED__COUNT; i++) {
+		struct tep_event *e = sched_fields_find(sf, i);
+
 		if (!e)
 			continue;
-		for (int k = 0; k < TD_MAX_FIELDS && d->fields[k]; k++) {
-			struct tep_format_field *f = tep_find_field(e, d->fields[k]);
-
-			if (!f && d->alt[k])
-				f = tep_find_field(e, d->alt[k]);
-			if (!f) {
-				if (!(d->required & (1u << k)))
-					continue;
-				if (i == TD_SWITCH) {
-					td_err(t->err, "%s format lacks field %s", d->name,
-					       d->fields[k]);
-					return -EINVAL;
-				}
-				if (!t->ev[i].missing)
-					t->ev[i].missing = d->fields[k];
-				continue;
-			}
-			t->ev[i].f[k].present = true;
-			t->ev[i].f[k].offset = f->offset;
-			t->ev[i].f[k].size = f->size;
-			t->ev[i].f[k].dynamic = (f->flags & TEP_FIELD_IS_DYNAMIC) != 0;
+		sched_fields_resolve(sf, i, e);
+		if (i == SCHED_SWITCH && sf->ev[i].missing) {
+			td_err(t->err, "%s format lacks field %s", sf->ev[i].name,
+			       sf->ev[i].missing);
+			return -EINVAL;
 		}
-		t->ev[i].id = e->id;
 	}
-	if (t->ev[TD_SWITCH].id < 0) {
+	if (sf->ev[SCHED_SWITCH].id < 0) {
 		td_err(t->err, "no sched_switch events: record with sched:sched_switch enabled");
 		return -ENODATA;
 	}
 	return 0;
-}
-
-static bool fld_ok(const struct td_field *f, const struct tep_record *r)
-{
-	return f->present && f->offset >= 0 && f->size > 0 && f->offset + f->size <= r->size;
-}
-
-static int64_t fld_num(const struct td *t, const struct td_field *f, const struct tep_record *r)
-{
-	const char *p;
-	uint64_t v;
-
-	if (!fld_ok(f, r) || f->size > 8)
-		return 0;
-	p = (const char *)r->data + f->offset;
-	if (t->native) {
-		/* the file's byte order is ours: a plain load */
-		switch (f->size) {
-		case 1:
-			return *(const int8_t *)p;
-		case 2: {
-			int16_t x;
-
-			memcpy(&x, p, 2);
-			return x;
-		}
-		case 4: {
-			int32_t x;
-
-			memcpy(&x, p, 4);
-			return x;
-		}
-		case 8: {
-			int64_t x;
-
-			memcpy(&x, p, 8);
-			return x;
-		}
-		}
-	}
-	v = tep_read_number(t->tep, p, f->size);
-	/* sign-extend 4-byte fields (pids, cpus, prios are int) */
-	if (f->size == 4)
-		return (int32_t)(uint32_t)v;
-	return (int64_t)v;
-}
-
-/* A comm: fixed char[] or __data_loc char[]; never reads past the record. */
-static void fld_str(const struct td *t, const struct td_field *f, const struct tep_record *r,
-		    char *dst, size_t dlen)
-{
-	const char *p;
-	size_t len;
-
-	memset(dst, 0, dlen);
-	if (!fld_ok(f, r))
-		return;
-	if (f->dynamic) {
-		uint32_t loc = (uint32_t)tep_read_number(t->tep, (const char *)r->data + f->offset,
-							 4);
-		uint32_t off = loc & 0xffff;
-
-		len = loc >> 16;
-		if (off + len > (uint32_t)r->size)
-			return;
-		p = (const char *)r->data + off;
-	} else {
-		p = (const char *)r->data + f->offset;
-		len = (size_t)f->size;
-	}
-	if (len >= dlen)
-		len = dlen - 1;
-	memcpy(dst, p, strnlen(p, len));
 }
 
 static int td_emit(struct td *t, struct imb_event *e)
@@ -436,7 +260,6 @@ static int td_emit(struct td *t, struct imb_event *e)
 static int td_decode(struct td *t, struct tep_record *r)
 {
 	struct imb_event e;
-	const struct td_field *f;
 	int type, i, cpu;
 
 	td_fault();
@@ -455,104 +278,22 @@ static int td_decode(struct td *t, struct tep_record *r)
 	i = type >= 0 && type <= t->type_max ? t->type_map[type] : -1;
 	if (i < 0)
 		return 0;
-	if (t->ev[i].missing) {
+	if (t->sf.ev[i].missing) {
 		td_err(t->err, "%s format lacks field %s (first %s record at %llu ns on CPU %d)",
-		       t->ev[i].name, t->ev[i].missing, t->ev[i].name,
+		       t->sf.ev[i].name, t->sf.ev[i].missing, t->sf.ev[i].name,
 		       (unsigned long long)r->ts, cpu);
 		t->cb_rc = -EINVAL;
 		return -1;
 	}
-	f = t->ev[i].f;
 	memset(&e, 0, sizeof(e));
 	e.ts_ns = r->ts;
 	e.cpu = cpu;
-	e.kind = (uint16_t)td_desc[i].kind;
-	switch (i) {
-	case TD_SWITCH:
+	sched_fields_decode(&t->sf, i, r->data, r->size > 0 ? (unsigned int)r->size : 0, &e);
+	if (i == SCHED_SWITCH)
 		t->switches++;
-		fld_str(t, &f[0], r, e.sw.prev_comm, IMB_COMM_LEN);
-		e.sw.prev_pid = (int32_t)fld_num(t, &f[1], r);
-		e.sw.prev_prio = (int32_t)fld_num(t, &f[2], r);
-		e.sw.prev_state = (uint32_t)fld_num(t, &f[3], r);
-		fld_str(t, &f[4], r, e.sw.next_comm, IMB_COMM_LEN);
-		e.sw.next_pid = (int32_t)fld_num(t, &f[5], r);
-		e.sw.next_prio = (int32_t)fld_num(t, &f[6], r);
-		break;
-	case TD_WAKEUP:
-	case TD_WAKEUP_NEW:
-	case TD_WAKING:
-		fld_str(t, &f[0], r, e.wakeup.comm, IMB_COMM_LEN);
-		e.wakeup.pid = (int32_t)fld_num(t, &f[1], r);
-		e.wakeup.prio = (int32_t)fld_num(t, &f[2], r);
-		e.wakeup.target_cpu = (int32_t)fld_num(t, &f[3], r);
-		break;
-	case TD_MIGRATE:
-		fld_str(t, &f[0], r, e.migrate.comm, IMB_COMM_LEN);
-		e.migrate.pid = (int32_t)fld_num(t, &f[1], r);
-		e.migrate.prio = (int32_t)fld_num(t, &f[2], r);
-		e.migrate.orig_cpu = (int32_t)fld_num(t, &f[3], r);
-		e.migrate.dest_cpu = (int32_t)fld_num(t, &f[4], r);
-		break;
-	case TD_FORK:
-		e.fork.parent_pid = (int32_t)fld_num(t, &f[1], r);
-		fld_str(t, &f[2], r, e.fork.child_comm, IMB_COMM_LEN);
-		e.fork.child_pid = (int32_t)fld_num(t, &f[3], r);
-		break;
-	case TD_EXIT:
-		fld_str(t, &f[0], r, e.exit.comm, IMB_COMM_LEN);
-		e.exit.pid = (int32_t)fld_num(t, &f[1], r);
-		e.exit.prio = f[2].present ? (int32_t)fld_num(t, &f[2], r) : -1;
-		break;
-	case TD_RUNTIME:
-		e.runtime.pid = (int32_t)fld_num(t, &f[0], r);
-		e.runtime.runtime_ns = (uint64_t)fld_num(t, &f[1], r);
-		break;
-	case TD_NUMA_MOVE:
-		e.numa.src_pid = (int32_t)fld_num(t, &f[0], r);
-		e.numa.src_tgid = (int32_t)fld_num(t, &f[1], r);
-		e.numa.src_ngid = (int32_t)fld_num(t, &f[2], r);
-		e.numa.src_cpu = (int32_t)fld_num(t, &f[3], r);
-		e.numa.src_nid = (int32_t)fld_num(t, &f[4], r);
-		e.numa.dst_cpu = (int32_t)fld_num(t, &f[5], r);
-		e.numa.dst_nid = (int32_t)fld_num(t, &f[6], r);
-		break;
-	case TD_NUMA_SWAP:
-	case TD_NUMA_STICK:
-		e.numa.src_pid = (int32_t)fld_num(t, &f[0], r);
-		e.numa.src_tgid = (int32_t)fld_num(t, &f[1], r);
-		e.numa.src_ngid = (int32_t)fld_num(t, &f[2], r);
-		e.numa.src_cpu = (int32_t)fld_num(t, &f[3], r);
-		e.numa.src_nid = (int32_t)fld_num(t, &f[4], r);
-		e.numa.dst_pid = (int32_t)fld_num(t, &f[5], r);
-		e.numa.dst_tgid = (int32_t)fld_num(t, &f[6], r);
-		e.numa.dst_ngid = (int32_t)fld_num(t, &f[7], r);
-		e.numa.dst_cpu = (int32_t)fld_num(t, &f[8], r);
-		e.numa.dst_nid = (int32_t)fld_num(t, &f[9], r);
-		break;
-	case TD_PELT_CFS: {
-		char path[8];
-
-		e.cpu = (int32_t)fld_num(t, &f[0], r);
-		fld_str(t, &f[1], r, path, sizeof(path));
-		e.pelt_cfs.root = !strcmp(path, "/");
-		e.pelt_cfs.load_avg = (uint64_t)fld_num(t, &f[2], r);
-		e.pelt_cfs.runnable_avg = (uint64_t)fld_num(t, &f[3], r);
-		e.pelt_cfs.util_avg = (uint64_t)fld_num(t, &f[4], r);
-		e.pelt_cfs.last_update_time = (uint64_t)fld_num(t, &f[5], r);
-		break;
-	}
-	case TD_PELT_SE:
-		e.cpu = (int32_t)fld_num(t, &f[0], r);
-		e.pelt_se.pid = (int32_t)fld_num(t, &f[3], r);
-		e.pelt_se.load_avg = (uint64_t)fld_num(t, &f[4], r);
-		e.pelt_se.runnable_avg = (uint64_t)fld_num(t, &f[5], r);
-		e.pelt_se.util_avg = (uint64_t)fld_num(t, &f[6], r);
-		e.pelt_se.last_update_time = (uint64_t)fld_num(t, &f[7], r);
-		break;
-	}
 	if (e.cpu < 0 || e.cpu >= IMB_MAX_CPUS) {
 		td_err(t->err, "%s record at %llu ns: cpu %d out of range (0 to %d)",
-		       t->ev[i].name, (unsigned long long)r->ts, e.cpu, IMB_MAX_CPUS - 1);
+		       t->sf.ev[i].name, (unsigned long long)r->ts, e.cpu, IMB_MAX_CPUS - 1);
 		t->cb_rc = -EINVAL;
 		return -1;
 	}
@@ -927,20 +668,19 @@ static int td_prepare(struct td *t, const char *path, struct source_info *info, 
 	}
 	if (rc)
 		return rc;
-	t->native = tep_is_file_bigendian(t->tep) == tep_is_local_bigendian(t->tep);
 	t->type_max = -1;
-	for (int k = 0; k < TD__COUNT; k++)
-		if (t->ev[k].id > t->type_max)
-			t->type_max = t->ev[k].id;
+	for (int k = 0; k < SCHED__COUNT; k++)
+		if (t->sf.ev[k].id > t->type_max)
+			t->type_max = t->sf.ev[k].id;
 	t->type_map = malloc((size_t)t->type_max + 1);
 	if (!t->type_map) {
 		td_err(err, "out of memory");
 		return -ENOMEM;
 	}
 	memset(t->type_map, -1, (size_t)t->type_max + 1);
-	for (int k = 0; k < TD__COUNT; k++)
-		if (t->ev[k].id >= 0)
-			t->type_map[t->ev[k].id] = (int8_t)k;
+	for (int k = 0; k < SCHED__COUNT; k++)
+		if (t->sf.ev[k].id >= 0)
+			t->type_map[t->sf.ev[k].id] = (int8_t)k;
 	clock = tracecmd_get_trace_clock(t->h);
 	if (clock)
 		snprintf(info->clock, sizeof(info->clock), "%s", clock);
