@@ -563,32 +563,123 @@ static int tracefs_open_cpus(struct source_tracefs *s, char *err)
 	return 0;
 }
 
+/* Fill in the defaults of @o; -EINVAL when what is left is not valid. */
+static int tracefs_opts_fill(struct source_tracefs_opts *o, char *err)
+{
+	if (!o->clock || !*o->clock)
+		o->clock = SOURCE_TRACEFS_CLOCK;
+	if (!o->buffer_kb)
+		o->buffer_kb = SOURCE_TRACEFS_BUFFER_KB;
+	if (!o->holdback_ns)
+		o->holdback_ns = SOURCE_TRACEFS_HOLDBACK_NS;
+	if (!o->wake_percent)
+		o->wake_percent = SOURCE_TRACEFS_WAKE_PERCENT;
+	if (o->wake_percent > 100 ||
+	    strlen(o->clock) >= sizeof(((struct source_tracefs_stats *)NULL)->clock)) {
+		set_err(err, "tracefs: invalid option");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Our own instance "imbalanced-<pid>", new and with tracing off. */
+static int tracefs_instance_new(struct source_tracefs *s, char *err)
+{
+	char name[64];
+	int ret;
+
+	snprintf(name, sizeof(name), SOURCE_TRACEFS_INSTANCE_PREFIX "%d", (int)getpid());
+	s->inst = tracefs_instance_create(name);
+	if (s->inst && !tracefs_instance_is_new(s->inst)) {
+		/* Left by a dead process that had our pid: start afresh. */
+		tracefs_instance_destroy(s->inst);
+		tracefs_instance_free(s->inst);
+		s->inst = tracefs_instance_create(name);
+	}
+	if (!s->inst) {
+		ret = errno ? -errno : -EIO;
+		set_err(err, "tracefs: cannot create instance %s: %s", name, strerror(-ret));
+		return ret;
+	}
+	s->created = true;
+	snprintf(s->st.instance, sizeof(s->st.instance), "%s", name);
+	return 0;
+}
+
+/* The instance's clock, buffer size and wake-up level; the sub-buffer size it has. */
+static int tracefs_instance_setup(struct source_tracefs *s, const struct source_tracefs_opts *o,
+				  char *err)
+{
+	long long sub_kb = 0;
+	char num[32], *clk;
+
+	snprintf(s->st.clock, sizeof(s->st.clock), "%s", o->clock);
+	/* A new instance starts with tracing on: off until set up. */
+	if (tracefs_trace_off(s->inst) < 0 ||
+	    tracefs_instance_file_write(s->inst, "trace_clock", o->clock) < 0) {
+		set_err(err, "tracefs: trace clock \"%s\" not offered by this kernel", o->clock);
+		return -EINVAL;
+	}
+	clk = tracefs_get_clock(s->inst);
+	if (!clk || strcmp(clk, o->clock)) {
+		free(clk);
+		set_err(err, "tracefs: trace clock \"%s\" did not take", o->clock);
+		return -EINVAL;
+	}
+	free(clk);
+	snprintf(num, sizeof(num), "%u", o->buffer_kb);
+	if (tracefs_instance_file_write(s->inst, "buffer_size_kb", num) < 0) {
+		int ret = errno ? -errno : -EIO;
+
+		set_err(err, "tracefs: cannot set buffer_size_kb to %u", o->buffer_kb);
+		return ret;
+	}
+	snprintf(num, sizeof(num), "%u", o->wake_percent);
+	tracefs_instance_file_write(s->inst, "buffer_percent", num);	/* 5.10+ */
+
+	s->subbuf_size = (size_t)getpagesize();
+	if (tracefs_instance_file_read_number(s->inst, "buffer_subbuf_size_kb", &sub_kb) == 0 &&
+	    sub_kb > 0)
+		s->subbuf_size = (size_t)sub_kb * 1024;	/* 6.8+ */
+	return 0;
+}
+
+/* The sched events' formats, the events enabled, the per-CPU buffers opened. */
+static int tracefs_events_open(struct source_tracefs *s, const struct source_tracefs_opts *o,
+			       char *err)
+{
+	static const char *const systems[] = { "sched", NULL };
+	int ret;
+
+	s->tep = tracefs_local_events_system(NULL, systems);
+	if (!s->tep) {
+		ret = errno ? -errno : -EIO;
+		set_err(err, "tracefs: cannot read the sched event formats");
+		return ret;
+	}
+	ret = tracefs_setup_events(s, o->no_numa, o->events, err);
+	if (ret < 0)
+		return ret;
+	ret = tracefs_open_cpus(s, err);
+	if (ret == -ENOMEM)
+		set_err(err, "tracefs: out of memory");
+	return ret < 0 ? ret : 0;
+}
+
 struct source_tracefs *source_tracefs_open(const struct source_tracefs_opts *opts,
 					   char *err)
 {
-	static const char *const systems[] = { "sched", NULL };
 	struct source_tracefs_opts o = { 0 };
 	struct source_tracefs *s;
-	char name[64], num[32], *clk;
-	long long sub_kb = 0;
 	int ret;
 
 	if (opts)
 		o = *opts;
-	if (!o.clock || !*o.clock)
-		o.clock = SOURCE_TRACEFS_CLOCK;
-	if (!o.buffer_kb)
-		o.buffer_kb = SOURCE_TRACEFS_BUFFER_KB;
-	if (!o.holdback_ns)
-		o.holdback_ns = SOURCE_TRACEFS_HOLDBACK_NS;
-	if (!o.wake_percent)
-		o.wake_percent = SOURCE_TRACEFS_WAKE_PERCENT;
-	if (o.wake_percent > 100 || strlen(o.clock) >= sizeof(s->st.clock)) {
-		set_err(err, "tracefs: invalid option");
-		errno = EINVAL;
+	ret = tracefs_opts_fill(&o, err);
+	if (ret) {
+		errno = -ret;
 		return NULL;
 	}
-
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		set_err(err, "tracefs: out of memory");
@@ -610,72 +701,18 @@ struct source_tracefs *source_tracefs_open(const struct source_tracefs_opts *opt
 	}
 	source_tracefs_cleanup_stale(NULL);
 
-	snprintf(name, sizeof(name), SOURCE_TRACEFS_INSTANCE_PREFIX "%d", (int)getpid());
-	s->inst = tracefs_instance_create(name);
-	if (s->inst && !tracefs_instance_is_new(s->inst)) {
-		/* Left by a dead process that had our pid: start afresh. */
-		tracefs_instance_destroy(s->inst);
-		tracefs_instance_free(s->inst);
-		s->inst = tracefs_instance_create(name);
-	}
-	if (!s->inst) {
-		ret = errno ? -errno : -EIO;
-		set_err(err, "tracefs: cannot create instance %s: %s", name, strerror(-ret));
+	ret = tracefs_instance_new(s, err);
+	if (!ret)
+		ret = tracefs_instance_setup(s, &o, err);
+	if (!ret)
+		ret = tracefs_events_open(s, &o, err);
+	if (ret)
 		goto fail;
-	}
-	s->created = true;
-	snprintf(s->st.instance, sizeof(s->st.instance), "%s", name);
-	snprintf(s->st.clock, sizeof(s->st.clock), "%s", o.clock);
-
-	/* A new instance starts with tracing on: off until set up. */
-	if (tracefs_trace_off(s->inst) < 0 ||
-	    tracefs_instance_file_write(s->inst, "trace_clock", o.clock) < 0) {
-		ret = -EINVAL;
-		set_err(err, "tracefs: trace clock \"%s\" not offered by this kernel", o.clock);
-		goto fail;
-	}
-	clk = tracefs_get_clock(s->inst);
-	if (!clk || strcmp(clk, o.clock)) {
-		free(clk);
-		ret = -EINVAL;
-		set_err(err, "tracefs: trace clock \"%s\" did not take", o.clock);
-		goto fail;
-	}
-	free(clk);
-	snprintf(num, sizeof(num), "%u", o.buffer_kb);
-	if (tracefs_instance_file_write(s->inst, "buffer_size_kb", num) < 0) {
-		ret = errno ? -errno : -EIO;
-		set_err(err, "tracefs: cannot set buffer_size_kb to %u", o.buffer_kb);
-		goto fail;
-	}
-	snprintf(num, sizeof(num), "%u", o.wake_percent);
-	tracefs_instance_file_write(s->inst, "buffer_percent", num);	/* 5.10+ */
-
-	s->subbuf_size = (size_t)getpagesize();
-	if (tracefs_instance_file_read_number(s->inst, "buffer_subbuf_size_kb", &sub_kb) == 0 &&
-	    sub_kb > 0)
-		s->subbuf_size = (size_t)sub_kb * 1024;	/* 6.8+ */
-
-	s->tep = tracefs_local_events_system(NULL, systems);
-	if (!s->tep) {
-		ret = errno ? -errno : -EIO;
-		set_err(err, "tracefs: cannot read the sched event formats");
-		goto fail;
-	}
-	ret = tracefs_setup_events(s, o.no_numa, o.events, err);
-	if (ret < 0)
-		goto fail;
-	ret = tracefs_open_cpus(s, err);
-	if (ret < 0) {
-		if (ret == -ENOMEM)
-			set_err(err, "tracefs: out of memory");
-		goto fail;
-	}
 	s->st.nr_cpus = s->nr_cpus;
 	s->st.mounted = s->mounted;
 	if (tracefs_trace_on(s->inst) < 0) {
 		ret = errno ? -errno : -EIO;
-		set_err(err, "tracefs: cannot turn tracing on in %s", name);
+		set_err(err, "tracefs: cannot turn tracing on in %s", s->st.instance);
 		goto fail;
 	}
 	return s;
