@@ -60,7 +60,8 @@ enum {
  * struct source_ops - what a source does.
  * @next: deliver the next batch of events to @fn, in time order, waiting
  *	at most @timeout_ms for one (a live source: what arrived; a file: the
- *	whole file, read by child processes that push events, in one batch).
+ *	whole file in one batch, since its reader pushes every event in one
+ *	call, trace.dat's from child processes).
  *	Returns SOURCE_MORE, SOURCE_END, a negative return of @fn (delivery
  *	stops there), or -errno with @err (SOURCE_ERR_LEN) filled when the
  *	source can say why ("" otherwise).
@@ -123,6 +124,12 @@ void source_info_get(struct source *src, struct source_info *info);
 
 /** source_close - close @src if open (accepts a zeroed one) and zero it */
 void source_close(struct source *src);
+
+/*
+ * The file readers behind source_file_open().  Callers outside
+ * daemon/source/ open a struct source instead; tests and fuzz targets call
+ * the readers directly.
+ */
 
 /**
  * source_tracedat_read - read every sched event of a trace.dat file
