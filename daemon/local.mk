@@ -37,10 +37,21 @@ daemon/source/libimbbpf_a-pelt_hook.$(OBJEXT): bpf/imbalance.skel.h
 IMB_BPF_LIBS = daemon/libimbbpf.a analyzers/libimbcore.a $(LIBBPF_LIBS)
 # --- end live BPF source ---
 
+# --- the sched events' fields, for trace.dat and tracefs ---
+# daemon/libimbsched.a: one table and decoder of the scheduler's trace event
+# records (sched_fields.h), linked by both sources' libraries below.
+noinst_LIBRARIES += daemon/libimbsched.a
+daemon_libimbsched_a_SOURCES = \
+	daemon/source/sched_fields.h daemon/source/sched_fields.c
+daemon_libimbsched_a_CPPFLAGS = $(AM_CPPFLAGS) $(TRACEEVENT_CFLAGS)
+# --- end sched fields ---
+
 # --- offline sources: trace.dat and text ---
-# daemon/libimbsrc.a: the file readers behind daemon/source/source.h.
+# daemon/libimbsrc.a: the file readers behind daemon/source/source.h, and
+# the calls through struct source_ops every source shares.
 noinst_LIBRARIES += daemon/libimbsrc.a
-daemon_libimbsrc_a_SOURCES = daemon/source/source.h daemon/source/text.c \
+daemon_libimbsrc_a_SOURCES = daemon/source/source.h daemon/source/source.c \
+	daemon/source/file.c daemon/source/text.c \
 	daemon/source/tracedat.c daemon/source/tracedat.h \
 	daemon/source/tracedat_repair.h daemon/source/tracedat_repair.c
 daemon_libimbsrc_a_CPPFLAGS = $(AM_CPPFLAGS) $(TRACECMD_CFLAGS) $(TRACEEVENT_CFLAGS)
@@ -48,7 +59,7 @@ daemon_libimbsrc_a_SOURCES += \
 	daemon/source/tracedat_par.h daemon/source/tracedat_par.c \
 	daemon/source/evring.h daemon/source/evring.c \
 	daemon/source/evmerge.h daemon/source/evmerge.c
-IMB_SRC_LIBS = daemon/libimbsrc.a analyzers/libimbcore.a $(TRACECMD_LIBS) $(TRACEEVENT_LIBS) -lz
+IMB_SRC_LIBS = daemon/libimbsrc.a daemon/libimbsched.a analyzers/libimbcore.a $(TRACECMD_LIBS) $(TRACEEVENT_LIBS) -lz
 # --- end offline sources ---
 
 # --- the imbalanced binary ---
@@ -71,7 +82,7 @@ imbalanced_SOURCES = \
 	daemon/host/cgroup_paths.h daemon/host/cgroup_paths.c
 imbalanced_CPPFLAGS = $(AM_CPPFLAGS) $(TRACEFS_CFLAGS) $(SYSTEMD_CFLAGS)
 imbalanced_LDADD = daemon/libimbsrc.a daemon/libimbsink.a daemon/libimbbpf.a \
-	daemon/libimbtracefs.a analyzers/libimbcore.a \
+	daemon/libimbtracefs.a daemon/libimbsched.a analyzers/libimbcore.a \
 	$(TRACECMD_LIBS) $(TRACEFS_LIBS) $(TRACEEVENT_LIBS) $(LIBBPF_LIBS) \
 	$(SQLITE_LIBS) $(MHD_LIBS) $(SYSTEMD_LIBS) -lz -lpthread -lm
 # --- end the imbalanced binary ---
@@ -82,7 +93,7 @@ noinst_LIBRARIES += daemon/libimbtracefs.a
 daemon_libimbtracefs_a_SOURCES = \
 	daemon/source/tracefs.h daemon/source/tracefs.c
 daemon_libimbtracefs_a_CFLAGS = $(AM_CFLAGS) $(TRACEFS_CFLAGS) $(TRACEEVENT_CFLAGS)
-IMB_TRACEFS_LIBS = daemon/libimbtracefs.a analyzers/libimbcore.a \
+IMB_TRACEFS_LIBS = daemon/libimbtracefs.a daemon/libimbsched.a analyzers/libimbcore.a \
 	$(TRACEFS_LIBS) $(TRACEEVENT_LIBS)
 # --- end live tracefs source ---
 

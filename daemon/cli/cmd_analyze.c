@@ -220,6 +220,7 @@ static int bad_value(const char *opt, const char *val, const char *want)
 /* One run: its file, what the source said, and the pipeline's summary. */
 struct analyze_run {
 	const char *path;
+	struct source src;	/* the file's source, open while it is read */
 	struct source_info info;
 	struct pipeline *p;
 	struct imb_window *summary;
@@ -234,8 +235,6 @@ struct analyze_run {
 	size_t nr_win_cpus, cap_win_cpus;
 	int keep_rc;
 };
-
-static bool file_is_text(const char *path);
 
 /* --per-window: copy the window's CPU rows for the report. */
 static int keep_window(struct analyze_run *r, const struct imb_window *w)
@@ -288,7 +287,7 @@ static void on_window(struct imb_window *w, void *ctx)
 	if (!r->store_rc && !r->run_id) {
 		struct store_run_info ri = {
 			.started_ns = 0,	/* wall clock now: an offline run starts now */
-			.source = file_is_text(r->path) ? "text" : "trace.dat",
+			.source = r->src.name,
 			.host = r->path,	/* offline: the file analysed */
 			.kernel = "",
 			.nr_cpus = (uint32_t)w->nr_cpus,
@@ -315,7 +314,7 @@ static int feed_event(const struct imb_event *ev, void *ctx)
 struct feed_progress {
 	struct pipeline *p;
 	struct progress prog;
-	const struct source_info *info;
+	struct source *src;
 	bool span;
 };
 
@@ -324,7 +323,11 @@ static int feed_event_progress(const struct imb_event *ev, void *ctx)
 	struct feed_progress *f = ctx;
 
 	if (!f->span) {
-		progress_span(&f->prog, f->info->first_ts_ns, f->info->last_ts_ns);
+		struct source_info info;
+
+		/* the source knows the recording's span before its first event */
+		source_info_get(f->src, &info);
+		progress_span(&f->prog, info.first_ts_ns, info.last_ts_ns);
 		f->span = true;
 	}
 	progress_event(&f->prog, ev->ts_ns);
@@ -409,17 +412,21 @@ static int load_tgids(struct pipeline *p, const char *path, const char *explicit
 	return rc;
 }
 
-static bool file_is_text(const char *path)
+/*
+ * read_source - every event of the open @src to @fn, then what the source
+ * said into @info.  Returns 0, or -errno (or @fn's error) with @err filled
+ * when the source could say why.
+ */
+static int read_source(struct source *src, imb_event_fn fn, void *ctx, struct source_info *info,
+		       char *err)
 {
-	return !strcmp(path, "-") || source_text_sniff(path);
-}
+	int rc;
 
-static int read_file(const char *path, imb_event_fn fn, void *ctx, struct source_info *info,
-		     char *err)
-{
-	if (file_is_text(path))
-		return source_text_read(path, fn, ctx, info, err);
-	return source_tracedat_read(path, fn, ctx, info, err);
+	do
+		rc = src->ops->next(src->impl, -1, fn, ctx, err);
+	while (rc == SOURCE_MORE);
+	source_info_get(src, info);
+	return rc == SOURCE_END ? 0 : rc;
 }
 
 /* analyze_option() and its helpers: the option was taken, go on parsing */
@@ -593,7 +600,12 @@ static int analyze_dump(const struct analyze_opts *o, char *const *paths, int n)
 		bool header = false;
 		int r;
 
-		r = read_file(path, dump_event, &header, &info, err);
+		struct source src;
+
+		r = source_file_open(&src, path, err);
+		if (!r)
+			r = read_source(&src, dump_event, &header, &info, err);
+		source_close(&src);
 		if (!r && !header)
 			report_dump_header(stdout);
 		if (r) {
@@ -644,15 +656,16 @@ static int analyze_run_file(struct analyze_run *r, const struct analyze_opts *o,
 	}
 	if (tgids_used && o->verbose)
 		fprintf(stderr, "imbalanced: %s: tgids from %s\n", r->path, tgids_used);
-	{
-		struct feed_progress fp = { .p = r->p, .info = &r->info };
+	e = source_file_open(&r->src, r->path, err);
+	if (!e) {
+		struct feed_progress fp = { .p = r->p, .src = &r->src };
 
 		/* on a terminal, unless --quiet: how far the read is */
 		if (!o->quiet && progress_start(&fp.prog, STDERR_FILENO, r->path)) {
-			e = read_file(r->path, feed_event_progress, &fp, &r->info, err);
+			e = read_source(&r->src, feed_event_progress, &fp, &r->info, err);
 			progress_end(&fp.prog);
 		} else {
-			e = read_file(r->path, feed_event, r->p, &r->info, err);
+			e = read_source(&r->src, feed_event, r->p, &r->info, err);
 		}
 	}
 	if (e) {
@@ -776,6 +789,7 @@ int cmd_analyze(int argc, char **argv)
 	for (int i = 0; i < nruns; i++) {
 		imb_window_free(runs[i].summary);
 		pipeline_free(runs[i].p);
+		source_close(&runs[i].src);
 		free(runs[i].windows);
 		free(runs[i].win_cpus);
 		store_close(runs[i].store);

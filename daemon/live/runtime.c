@@ -58,7 +58,7 @@ struct runtime {
 	struct snapshot *snap;
 	struct http_backend http_be;
 	struct http_server *http;
-	struct live_source src;		/* the live source (none while replaying) */
+	struct source src;		/* the live source (none while replaying) */
 	struct group_names *names;	/* task groups' cgroup paths (BPF source) */
 	const char *source_name;
 	struct pipeline *p;
@@ -264,26 +264,28 @@ static int rt_source_open(struct runtime *rt, char *err)
 	return 0;
 }
 
+/* A live source's next batch: SOURCE_MORE or -errno (a live source never ends). */
 static int rt_source_poll(struct runtime *rt, int timeout_ms)
 {
-	return rt->src.ops->poll(rt->src.impl, timeout_ms, rt_on_event, rt);
+	char serr[SOURCE_ERR_LEN] = "";
+
+	return rt->src.ops->next(rt->src.impl, timeout_ms, rt_on_event, rt, serr);
 }
 
 /* Windows may close up to here: the source has delivered everything older. */
 static uint64_t rt_source_watermark(const struct runtime *rt)
 {
-	return rt->src.ops ? rt->src.ops->watermark(rt->src.impl) : UINT64_MAX;
+	return source_watermark(&rt->src);
 }
 
 static void rt_source_drain(struct runtime *rt)
 {
-	if (rt->src.ops)
-		rt->src.ops->drain(rt->src.impl, rt_on_event, rt);
+	source_drain(&rt->src, rt_on_event, rt);
 }
 
 static void rt_source_close(struct runtime *rt)
 {
-	live_source_close(&rt->src);
+	source_close(&rt->src);
 	group_names_free(rt->names);	/* after the source that fills it */
 	rt->names = NULL;
 }
@@ -623,9 +625,7 @@ static void rt_report_write(struct runtime *rt, const struct imb_window *summary
 	FILE *f;
 	int rc;
 
-	memset(&info, 0, sizeof(info));
-	if (rt->src.ops)
-		rt->src.ops->info(rt->src.impl, &info);
+	source_info_get(&rt->src, &info);
 	rr = (struct report_run){
 		.path = rt->source_name,
 		.info = &info,
@@ -770,13 +770,16 @@ static void rt_publish_info(struct runtime *rt)
 static int rt_replay(struct runtime *rt, char *err)
 {
 	const char *path = rt->o->replay_path;
-	struct source_info info;
 	char serr[SOURCE_ERR_LEN] = "";
+	struct source src;
 	int rc;
 
-	rc = source_text_sniff(path) ? source_text_read(path, rt_on_event, rt, &info, serr) :
-				       source_tracedat_read(path, rt_on_event, rt, &info, serr);
-	if (rc) {
+	/* its own source: rt->src stays the (absent) live one for the report */
+	rc = source_file_open(&src, path, serr);
+	while (!rc)
+		rc = src.ops->next(src.impl, -1, rt_on_event, rt, serr);
+	source_close(&src);
+	if (rc != SOURCE_END) {
 		err_set(err, "%.100s: %.150s", path, serr);
 		return rc;
 	}

@@ -861,16 +861,213 @@ static uint32_t pow2_round(uint32_t v)
 	return r;
 }
 
+/* The kernel can run the programs: BTF to relocate against, the right to load. */
+static int bpf_check_host(char *err)
+{
+	uint64_t capeff = 0;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		err_set(err, "kernel has no BTF (/sys/kernel/btf/vmlinux)");
+		return -ENOENT;
+	}
+	if (!hostinfo_cap_effective(&capeff) &&
+	    !(capeff & (1ull << 21)) &&
+	    !((capeff & (1ull << 39)) && (capeff & (1ull << 38)))) {
+		err_set(err, "BPF not permitted: need CAP_BPF and CAP_PERFMON");
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* The source's state before any program: the CPUs, NUMA nodes, counters. */
+static int bpf_state_init(struct source_bpf *s, const struct source_bpf_opts *o, char *err)
+{
+	int ret;
+
+	s->reorder_ns = o->reorder_ns ? o->reorder_ns : SOURCE_BPF_REORDER_DEFAULT;
+	nodes_read(s);
+	ret = libbpf_num_possible_cpus();
+	if (ret <= 0) {
+		err_set(err, "cannot count possible CPUs");
+		return ret < 0 ? ret : -EINVAL;
+	}
+	s->nr_cpus = ret;
+	s->lost_cpu = calloc(s->nr_cpus, sizeof(uint64_t));
+	s->drop_vals = calloc(s->nr_cpus, sizeof(uint64_t));
+	if (!s->lost_cpu || !s->drop_vals) {
+		err_set(err, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Mark which programs of the opened skeleton load: those of the @want kinds
+ * whose tracepoint the kernel has.  Returns the wire records they send
+ * (IMB_W_BIT() mask) in *@mask, 0 or -errno.
+ */
+static int bpf_pick_programs(struct source_bpf *s, const struct btf *btf, uint32_t want,
+			     uint32_t *mask, char *err)
+{
+	for (size_t i = 0; i < sizeof(prog_table) / sizeof(prog_table[0]); i++) {
+		struct bpf_program *p;
+		const struct btf_type *proto = tp_proto(btf, prog_table[i].tp);
+		bool on = proto && (want & SOURCE_BPF_EV(prog_table[i].ev));
+
+		if (!proto && prog_table[i].required) {
+			err_set(err, "kernel has no %s tracepoint in its BTF",
+				prog_table[i].tp);
+			return -ENOENT;
+		}
+		p = bpf_object__find_program_by_name(s->skel->obj, prog_table[i].prog);
+		if (!p) {
+			err_set(err, "BPF object lacks program %s",
+				prog_table[i].prog);
+			return -ENOENT;
+		}
+		bpf_program__set_autoload(p, on);
+		if (!on)
+			continue;
+		*mask |= IMB_W_BIT(prog_table[i].wire);
+		s->attached |= SOURCE_BPF_EV(prog_table[i].ev);
+		/* 5.18 appended prev_state: (void *, bool, prev, next, unsigned int) */
+		if (!strcmp(prog_table[i].tp, "sched_switch"))
+			s->skel->rodata->switch_has_state_arg = btf_vlen(proto) >= 5;
+	}
+	return 0;
+}
+
+/* The update_load_avg() hook program: loads with the others when *@hook_on. */
+static struct bpf_program *bpf_pick_hook(struct source_bpf *s, bool *hook_on)
+{
+	struct bpf_program *hook = bpf_object__find_program_by_name(s->skel->obj, "imb_ula_exit");
+
+	if (hook) {
+		/* attached by hand after the others: a refusal there is not an error */
+		bpf_program__set_autoload(hook, *hook_on);
+		bpf_program__set_autoattach(hook, false);
+	} else if (*hook_on) {
+		*hook_on = s->hook.usable = false;
+		snprintf(s->hook.reason, sizeof(s->hook.reason), "the BPF object has no imb_ula_exit");
+	}
+	return hook;
+}
+
+/* The programs' settings (read-only data) and the ring buffer's size, @ring bytes. */
+static int bpf_configure(struct source_bpf *s, const struct source_bpf_opts *o, uint32_t want,
+			 uint32_t mask, uint32_t ring, char *err)
+{
+	int ret;
+
+	if ((s->attached & SOURCE_BPF_EV(IMB_EV_PELT_CFS)) &&
+	    (want & SOURCE_BPF_EV(IMB_EV_VRUNTIME)))
+		s->attached |= SOURCE_BPF_EV(IMB_EV_VRUNTIME);
+	/* the paths of task groups ride on pelt_cfs_tp, for a table to keep them */
+	s->names = o->group_names;
+	if ((mask & IMB_W_BIT(IMB_W_PELT_CFS)) && s->names)
+		mask |= IMB_W_BIT(IMB_W_GROUP_PATH);
+	s->skel->rodata->group_path_interval_ns = o->group_path_interval_ns;
+	s->skel->rodata->events_mask = mask;
+	s->skel->rodata->pelt_se_min_interval_ns = o->pelt_se_min_interval_ns;
+	if (o->wakeup_bytes != UINT32_MAX) {
+		uint32_t wb = o->wakeup_bytes ? o->wakeup_bytes : SOURCE_BPF_WAKEUP_DEFAULT;
+
+		/* the reader must wake well before the ring is full */
+		s->skel->rodata->wakeup_bytes = wb < ring / 4 ? wb : ring / 4;
+	}
+	ret = bpf_map__set_max_entries(s->skel->maps.events, ring);
+	if (ret)
+		err_set(err, "cannot size the ring buffer: %s", strerror(-ret));
+	return ret;
+}
+
+/*
+ * Open the skeleton, choose and set up its programs and load them.  When
+ * the hook program keeps the others from loading, it is left out and the
+ * rest loads as ever (the probe loaded it alone).  Returns 0 with *@hook
+ * (NULL: none), or -errno.
+ */
+static int bpf_load(struct source_bpf *s, const struct btf *btf, const struct source_bpf_opts *o,
+		    uint32_t want, bool *hook_on, struct bpf_program **hook, char *err)
+{
+	uint32_t ring = pow2_round(o->ringbuf_bytes ? o->ringbuf_bytes : SOURCE_BPF_RINGBUF_DEFAULT);
+	uint32_t mask;
+	int ret;
+
+	for (;;) {
+		mask = 0;
+		s->attached = 0;
+		s->skel = imbalance__open();
+		if (!s->skel) {
+			ret = -errno;
+			err_set(err, "cannot open the BPF object: %s",
+				libbpf_last[0] ? libbpf_last : strerror(-ret));
+			return ret;
+		}
+		ret = bpf_pick_programs(s, btf, want, &mask, err);
+		if (ret)
+			return ret;
+		*hook = bpf_pick_hook(s, hook_on);
+		ret = bpf_configure(s, o, want, mask, ring, err);
+		if (ret)
+			return ret;
+		ret = imbalance__load(s->skel);
+		if (!ret || !*hook_on)
+			break;
+		*hook_on = s->hook.usable = false;
+		snprintf(s->hook.reason, sizeof(s->hook.reason), "%s at load with the other programs",
+			 strerrorname_np(-ret) ? strerrorname_np(-ret) : "error");
+		s->hook.err = -ret;
+		imbalance__destroy(s->skel);
+		s->skel = NULL;
+		libbpf_last[0] = '\0';
+	}
+	if (ret == -EPERM)
+		err_set(err, "BPF not permitted: need CAP_BPF and CAP_PERFMON%s%s",
+			libbpf_last[0] ? ": " : "", libbpf_last);
+	else if (ret)
+		err_set(err, "loading the BPF programs failed%s: %s",
+			ret == -EACCES ? " (verifier)" : "",
+			libbpf_last[0] ? libbpf_last : strerror(-ret));
+	return ret;
+}
+
+/* Attach the loaded programs (the hook by hand) and map the ring buffer. */
+static int bpf_attach(struct source_bpf *s, struct bpf_program *hook, bool hook_on, char *err)
+{
+	int ret = imbalance__attach(s->skel);
+
+	if (ret) {
+		err_set(err, "attaching the BPF programs failed: %s",
+			libbpf_last[0] ? libbpf_last : strerror(-ret));
+		return ret;
+	}
+	if (hook_on) {
+		/* the skeleton destroys the link with the others */
+		s->skel->links.imb_ula_exit = bpf_program__attach(hook);
+		if (!s->skel->links.imb_ula_exit) {
+			s->hook.usable = false;
+			s->hook.err = errno;
+			snprintf(s->hook.reason, sizeof(s->hook.reason), "%s at attach",
+				 strerrorname_np(errno) ? strerrorname_np(errno) : "error");
+		}
+	}
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), ring_sample, s, NULL);
+	if (!s->rb) {
+		ret = -errno;
+		err_set(err, "cannot map the ring buffer: %s", strerror(-ret));
+	}
+	return ret;
+}
+
 struct source_bpf *source_bpf_open(const struct source_bpf_opts *opts, char *err)
 {
 	struct source_bpf_opts o = { 0 };
 	struct source_bpf *s = NULL;
+	struct bpf_program *hook = NULL;
 	struct btf *btf = NULL;
-	uint64_t capeff = 0;
-	uint32_t want, ring, mask = 0;
-	struct bpf_program *hook;
 	bool hook_on = false;
-	size_t i;
+	uint32_t want;
 	int ret;
 
 	if (opts)
@@ -879,16 +1076,9 @@ struct source_bpf *source_bpf_open(const struct source_bpf_opts *opts, char *err
 	libbpf_set_print(libbpf_print_capture);
 	libbpf_last[0] = '\0';
 
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		err_set(err, "kernel has no BTF (/sys/kernel/btf/vmlinux)");
-		errno = ENOENT;
-		return NULL;
-	}
-	if (!hostinfo_cap_effective(&capeff) &&
-	    !(capeff & (1ull << 21)) &&
-	    !((capeff & (1ull << 39)) && (capeff & (1ull << 38)))) {
-		err_set(err, "BPF not permitted: need CAP_BPF and CAP_PERFMON");
-		errno = EPERM;
+	ret = bpf_check_host(err);
+	if (ret) {
+		errno = -ret;
 		return NULL;
 	}
 	btf = btf__load_vmlinux_btf();
@@ -905,23 +1095,9 @@ struct source_bpf *source_bpf_open(const struct source_bpf_opts *opts, char *err
 		err_set(err, "out of memory");
 		goto fail;
 	}
-	s->reorder_ns = o.reorder_ns ? o.reorder_ns : SOURCE_BPF_REORDER_DEFAULT;
-	nodes_read(s);
-	ret = libbpf_num_possible_cpus();
-	if (ret <= 0) {
-		err_set(err, "cannot count possible CPUs");
-		ret = ret < 0 ? ret : -EINVAL;
+	ret = bpf_state_init(s, &o, err);
+	if (ret)
 		goto fail;
-	}
-	s->nr_cpus = ret;
-	s->lost_cpu = calloc(s->nr_cpus, sizeof(uint64_t));
-	s->drop_vals = calloc(s->nr_cpus, sizeof(uint64_t));
-	if (!s->lost_cpu || !s->drop_vals) {
-		ret = -ENOMEM;
-		err_set(err, "out of memory");
-		goto fail;
-	}
-
 	/* the update_load_avg() hook, where the kernel takes it (pelt_hook.h) */
 	if (want & (SOURCE_BPF_EV(IMB_EV_PELT_CFS) | SOURCE_BPF_EV(IMB_EV_PELT_SE))) {
 		pelt_hook_probe(&s->hook);
@@ -929,119 +1105,11 @@ struct source_bpf *source_bpf_open(const struct source_bpf_opts *opts, char *err
 	} else {
 		snprintf(s->hook.reason, sizeof(s->hook.reason), "PELT events not asked for");
 	}
-again:
-	mask = 0;
-	s->attached = 0;
-	s->skel = imbalance__open();
-	if (!s->skel) {
-		ret = -errno;
-		err_set(err, "cannot open the BPF object: %s",
-			libbpf_last[0] ? libbpf_last : strerror(-ret));
+	ret = bpf_load(s, btf, &o, want, &hook_on, &hook, err);
+	if (!ret)
+		ret = bpf_attach(s, hook, hook_on, err);
+	if (ret)
 		goto fail;
-	}
-	for (i = 0; i < sizeof(prog_table) / sizeof(prog_table[0]); i++) {
-		struct bpf_program *p;
-		const struct btf_type *proto = tp_proto(btf, prog_table[i].tp);
-		bool on = proto && (want & SOURCE_BPF_EV(prog_table[i].ev));
-
-		if (!proto && prog_table[i].required) {
-			err_set(err, "kernel has no %s tracepoint in its BTF",
-				prog_table[i].tp);
-			ret = -ENOENT;
-			goto fail;
-		}
-		p = bpf_object__find_program_by_name(s->skel->obj, prog_table[i].prog);
-		if (!p) {
-			err_set(err, "BPF object lacks program %s",
-				prog_table[i].prog);
-			ret = -ENOENT;
-			goto fail;
-		}
-		bpf_program__set_autoload(p, on);
-		if (!on)
-			continue;
-		mask |= IMB_W_BIT(prog_table[i].wire);
-		s->attached |= SOURCE_BPF_EV(prog_table[i].ev);
-		/* 5.18 appended prev_state: (void *, bool, prev, next, unsigned int) */
-		if (!strcmp(prog_table[i].tp, "sched_switch"))
-			s->skel->rodata->switch_has_state_arg = btf_vlen(proto) >= 5;
-	}
-	hook = bpf_object__find_program_by_name(s->skel->obj, "imb_ula_exit");
-	if (hook) {
-		/* attached by hand below: a refusal there is not an error */
-		bpf_program__set_autoload(hook, hook_on);
-		bpf_program__set_autoattach(hook, false);
-	} else if (hook_on) {
-		hook_on = s->hook.usable = false;
-		snprintf(s->hook.reason, sizeof(s->hook.reason), "the BPF object has no imb_ula_exit");
-	}
-	if ((s->attached & SOURCE_BPF_EV(IMB_EV_PELT_CFS)) &&
-	    (want & SOURCE_BPF_EV(IMB_EV_VRUNTIME)))
-		s->attached |= SOURCE_BPF_EV(IMB_EV_VRUNTIME);
-	/* the paths of task groups ride on pelt_cfs_tp, for a table to keep them */
-	s->names = o.group_names;
-	if ((mask & IMB_W_BIT(IMB_W_PELT_CFS)) && s->names)
-		mask |= IMB_W_BIT(IMB_W_GROUP_PATH);
-	s->skel->rodata->group_path_interval_ns = o.group_path_interval_ns;
-	s->skel->rodata->events_mask = mask;
-	s->skel->rodata->pelt_se_min_interval_ns = o.pelt_se_min_interval_ns;
-	ring = pow2_round(o.ringbuf_bytes ? o.ringbuf_bytes : SOURCE_BPF_RINGBUF_DEFAULT);
-	if (o.wakeup_bytes != UINT32_MAX) {
-		uint32_t wb = o.wakeup_bytes ? o.wakeup_bytes : SOURCE_BPF_WAKEUP_DEFAULT;
-
-		/* the reader must wake well before the ring is full */
-		s->skel->rodata->wakeup_bytes = wb < ring / 4 ? wb : ring / 4;
-	}
-	ret = bpf_map__set_max_entries(s->skel->maps.events, ring);
-	if (ret) {
-		err_set(err, "cannot size the ring buffer: %s", strerror(-ret));
-		goto fail;
-	}
-
-	ret = imbalance__load(s->skel);
-	if (ret && hook_on) {
-		/* the probe loaded it alone: without it, the rest loads as ever */
-		hook_on = s->hook.usable = false;
-		snprintf(s->hook.reason, sizeof(s->hook.reason), "%s at load with the other programs",
-			 strerrorname_np(-ret) ? strerrorname_np(-ret) : "error");
-		s->hook.err = -ret;
-		imbalance__destroy(s->skel);
-		s->skel = NULL;
-		libbpf_last[0] = '\0';
-		goto again;
-	}
-	if (ret) {
-		if (ret == -EPERM)
-			err_set(err, "BPF not permitted: need CAP_BPF and CAP_PERFMON%s%s",
-				libbpf_last[0] ? ": " : "", libbpf_last);
-		else
-			err_set(err, "loading the BPF programs failed%s: %s",
-				ret == -EACCES ? " (verifier)" : "",
-				libbpf_last[0] ? libbpf_last : strerror(-ret));
-		goto fail;
-	}
-	ret = imbalance__attach(s->skel);
-	if (ret) {
-		err_set(err, "attaching the BPF programs failed: %s",
-			libbpf_last[0] ? libbpf_last : strerror(-ret));
-		goto fail;
-	}
-	if (hook_on) {
-		/* the skeleton destroys the link with the others */
-		s->skel->links.imb_ula_exit = bpf_program__attach(hook);
-		if (!s->skel->links.imb_ula_exit) {
-			s->hook.usable = false;
-			s->hook.err = errno;
-			snprintf(s->hook.reason, sizeof(s->hook.reason), "%s at attach",
-				 strerrorname_np(errno) ? strerrorname_np(errno) : "error");
-		}
-	}
-	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), ring_sample, s, NULL);
-	if (!s->rb) {
-		ret = -errno;
-		err_set(err, "cannot map the ring buffer: %s", strerror(-ret));
-		goto fail;
-	}
 	btf__free(btf);
 	return s;
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * live.c - the live sources behind one interface (see live.h): the BPF
- * and tracefs sources' functions as struct live_source_ops, and the
- * choice between them at open.
+ * live.c - the live sources behind struct source_ops (source.h): the BPF
+ * and tracefs sources' functions as ops, and the choice between them at
+ * open (live.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,9 +14,13 @@
 #include "daemon/source/tracefs.h"
 #include "daemon/util.h"
 
-static int bpf_poll(void *impl, int timeout_ms, imb_event_fn fn, void *ctx)
+/* a live source never ends: delivered counts become SOURCE_MORE */
+static int bpf_next(void *impl, int timeout_ms, imb_event_fn fn, void *ctx, char *err)
 {
-	return source_bpf_poll(impl, timeout_ms, fn, ctx);
+	int rc = source_bpf_poll(impl, timeout_ms, fn, ctx);
+
+	(void)err;
+	return rc < 0 ? rc : SOURCE_MORE;
 }
 
 static uint64_t bpf_watermark(const void *impl)
@@ -58,26 +62,22 @@ static void bpf_close(void *impl)
 	source_bpf_close(impl);
 }
 
-static const struct live_source_ops bpf_ops = {
-	.poll = bpf_poll,
+static const struct source_ops bpf_ops = {
+	.next = bpf_next,
+	.info = bpf_info,
 	.watermark = bpf_watermark,
 	.drain = bpf_drain,
-	.info = bpf_info,
-	.pelt_hooks = bpf_pelt_hooks,
 	.held_bytes = bpf_held_bytes,
+	.pelt_hooks = bpf_pelt_hooks,
 	.close = bpf_close,
 };
 
-static int tracefs_poll(void *impl, int timeout_ms, imb_event_fn fn, void *ctx)
+static int tracefs_next(void *impl, int timeout_ms, imb_event_fn fn, void *ctx, char *err)
 {
-	return source_tracefs_poll(impl, timeout_ms, fn, ctx);
-}
+	int rc = source_tracefs_poll(impl, timeout_ms, fn, ctx);
 
-/* tracefs hands events over in order as it reads them: nothing held back */
-static uint64_t tracefs_watermark(const void *impl)
-{
-	(void)impl;
-	return UINT64_MAX;
+	(void)err;
+	return rc < 0 ? rc : SOURCE_MORE;
 }
 
 static void tracefs_drain(void *impl, imb_event_fn fn, void *ctx)
@@ -95,13 +95,13 @@ static void tracefs_close(void *impl)
 	source_tracefs_close(impl);
 }
 
-static const struct live_source_ops tracefs_ops = {
-	.poll = tracefs_poll,
-	.watermark = tracefs_watermark,
-	.drain = tracefs_drain,
+static const struct source_ops tracefs_ops = {
+	.next = tracefs_next,
 	.info = tracefs_info,
-	.pelt_hooks = NULL,	/* the PELT tracepoints have no tracefs event */
+	.watermark = NULL,	/* hands events over in order as it reads them */
+	.drain = tracefs_drain,
 	.held_bytes = NULL,	/* hands events over as it reads them */
+	.pelt_hooks = NULL,	/* the PELT tracepoints have no tracefs event */
 	.close = tracefs_close,
 };
 
@@ -135,7 +135,7 @@ static void *tracefs_open(const struct live_source_opts *o, char *err)
 	return source_tracefs_open(&to, err);
 }
 
-int live_source_open(struct live_source *ls, const struct live_source_opts *o, char *err)
+int live_source_open(struct source *ls, const struct live_source_opts *o, char *err)
 {
 	char berr[SOURCE_ERR_LEN] = "", terr[SOURCE_ERR_LEN] = "";
 
@@ -144,6 +144,7 @@ int live_source_open(struct live_source *ls, const struct live_source_opts *o, c
 		ls->impl = bpf_open(o, berr);
 		if (ls->impl) {
 			ls->name = "bpf";
+			ls->caps = SOURCE_LIVE | SOURCE_KERNEL_PELT | SOURCE_LOSES_EVENTS;
 			ls->ops = &bpf_ops;
 			return 0;
 		}
@@ -161,13 +162,7 @@ int live_source_open(struct live_source *ls, const struct live_source_opts *o, c
 		return -ENOTSUP;
 	}
 	ls->name = "tracefs";
+	ls->caps = SOURCE_LIVE | SOURCE_LOSES_EVENTS;
 	ls->ops = &tracefs_ops;
 	return 0;
-}
-
-void live_source_close(struct live_source *ls)
-{
-	if (ls->ops)
-		ls->ops->close(ls->impl);
-	memset(ls, 0, sizeof(*ls));
 }

@@ -41,17 +41,11 @@ bool source_text_sniff(const char *path)
 	return false;
 }
 
-int source_text_read(const char *path, imb_event_fn fn, void *ctx, struct source_info *info,
-		     char *err)
+/* @path ("-": standard input) as a gzip stream; plain text reads through it as it is. */
+static int text_open(const char *path, gzFile *gz, char *err)
 {
-	char line[EVENT_TEXT_MAX_LINE + 2], perr_buf[200];
-	struct imb_event ev;
-	uint64_t last_ts = 0, lineno = 0;
-	int max_cpu = -1, rc = 0, fd;
-	gzFile gz;
+	int fd, rc;
 
-	memset(info, 0, sizeof(*info));
-	snprintf(info->format, sizeof(info->format), "text");
 	if (!strcmp(path, "-")) {
 		fd = dup(STDIN_FILENO);
 	} else {
@@ -62,13 +56,52 @@ int source_text_read(const char *path, imb_event_fn fn, void *ctx, struct source
 		err_set(err, "%s", strerror(errno));
 		return rc;
 	}
-	gz = gzdopen(fd, "rb");
-	if (!gz) {
+	*gz = gzdopen(fd, "rb");
+	if (!*gz) {
 		close(fd);
 		err_set(err, "cannot read: out of memory");
 		return -ENOMEM;
 	}
-	gzbuffer(gz, 1 << 16);
+	gzbuffer(*gz, 1 << 16);
+	return 0;
+}
+
+/* After the last line read: a read error, or a gzip stream cut off (read up to the cut). */
+static int text_end(gzFile gz, uint64_t lineno, struct source_info *info, char *err)
+{
+	int zerr;
+	const char *msg = gzerror(gz, &zerr);
+
+	if (zerr != Z_OK && zerr != Z_BUF_ERROR) {
+		err_set(err, "after line %llu: %s",
+			(unsigned long long)lineno,
+			zerr == Z_ERRNO ? strerror(errno) : msg);
+		return -EIO;
+	}
+	if (zerr == Z_BUF_ERROR) {
+		/* a gzip stream cut off: read up to the cut, like trace.dat */
+		info->truncated = true;
+		snprintf(info->warning, sizeof(info->warning),
+			 "compressed data cut off after line %llu; analysed up to there",
+			 (unsigned long long)lineno);
+	}
+	return 0;
+}
+
+int source_text_read(const char *path, imb_event_fn fn, void *ctx, struct source_info *info,
+		     char *err)
+{
+	char line[EVENT_TEXT_MAX_LINE + 2], perr_buf[200];
+	struct imb_event ev;
+	uint64_t last_ts = 0, lineno = 0;
+	int max_cpu = -1, rc;
+	gzFile gz = NULL;
+
+	memset(info, 0, sizeof(*info));
+	snprintf(info->format, sizeof(info->format), "text");
+	rc = text_open(path, &gz, err);
+	if (rc)
+		return rc;
 	while (gzgets(gz, line, sizeof(line))) {
 		size_t len = strlen(line);
 		int r;
@@ -117,23 +150,8 @@ int source_text_read(const char *path, imb_event_fn fn, void *ctx, struct source
 		}
 		rc = 0;
 	}
-	if (!rc) {
-		int zerr;
-		const char *msg = gzerror(gz, &zerr);
-
-		if (zerr != Z_OK && zerr != Z_BUF_ERROR) {
-			err_set(err, "after line %llu: %s",
-				(unsigned long long)lineno,
-				zerr == Z_ERRNO ? strerror(errno) : msg);
-			rc = -EIO;
-		} else if (zerr == Z_BUF_ERROR) {
-			/* a gzip stream cut off: read up to the cut, like trace.dat */
-			info->truncated = true;
-			snprintf(info->warning, sizeof(info->warning),
-				 "compressed data cut off after line %llu; analysed up to there",
-				 (unsigned long long)lineno);
-		}
-	}
+	if (!rc)
+		rc = text_end(gz, lineno, info, err);
 	gzclose(gz);
 	info->nr_cpus = max_cpu + 1;
 	return rc;

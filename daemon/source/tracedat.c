@@ -5,7 +5,8 @@
  *
  * Event types and field offsets are resolved once when the file is opened;
  * per record the code compares the type id against a small table and reads
- * fields at known offsets, with no allocation and no string lookup.  By
+ * fields at known offsets (sched_fields.c, shared with the tracefs source),
+ * with no allocation and no string lookup.  By
  * default the per-CPU streams are decoded by reader processes in parallel
  * and merged in the analysing process (td_par_*, tracedat_par.c); the
  * serial reader merges them here (td_loop), in segments for compressed
@@ -33,6 +34,7 @@
 
 #include <trace-cmd/trace-cmd.h>
 
+#include "daemon/source/sched_fields.h"
 #include "daemon/source/source.h"
 #include "daemon/source/tracedat.h"
 #include "daemon/source/tracedat_par.h"
@@ -62,92 +64,8 @@ int tracecmd_get_file_compress_proto(struct tracecmd_input *handle, const char *
  */
 #define TD_SEGMENT_RECORDS (1u << 18)
 
-enum td_ev {
-	TD_SWITCH, TD_WAKEUP, TD_WAKEUP_NEW, TD_WAKING, TD_MIGRATE, TD_FORK, TD_EXIT,
-	TD_RUNTIME, TD_NUMA_MOVE, TD_NUMA_SWAP, TD_NUMA_STICK, TD_PELT_CFS, TD_PELT_SE,
-	TD__COUNT
-};
-
 #define TD_MAX_BUFFERS 16
 #define TD_MAX_PENDING (1 << 20)	/* events held back before the first switch */
-
-/* Up to this many fields per event, in the order of the names below. */
-#define TD_MAX_FIELDS 10
-
-struct td_field {
-	int offset;
-	int size;
-	bool dynamic;		/* __data_loc: u32 offset | len << 16 */
-	bool present;
-};
-
-struct td_event {
-	int id;			/* tep event id, -1 absent */
-	const char *name;	/* the name found in the file */
-	const char *missing;	/* a required field the format lacks, or NULL */
-	struct td_field f[TD_MAX_FIELDS];
-};
-
-struct td_desc {
-	const char *system;
-	const char *name;
-	const char *alt_name;			/* same meaning, other name */
-	const char *fields[TD_MAX_FIELDS];	/* NULL-terminated */
-	const char *alt[TD_MAX_FIELDS];		/* alternative field names */
-	unsigned int required;			/* bit i: fields[i] must exist */
-	int kind;				/* enum imb_ev_kind */
-};
-
-static const struct td_desc td_desc[TD__COUNT] = {
-	[TD_SWITCH] = { "sched", "sched_switch", NULL,
-		{ "prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm", "next_pid",
-		  "next_prio" }, { NULL }, 0x7f, IMB_EV_SWITCH },
-	[TD_WAKEUP] = { "sched", "sched_wakeup", NULL,
-		{ "comm", "pid", "prio", "target_cpu" }, { NULL }, 0xf, IMB_EV_WAKEUP },
-	[TD_WAKEUP_NEW] = { "sched", "sched_wakeup_new", NULL,
-		{ "comm", "pid", "prio", "target_cpu" }, { NULL }, 0xf, IMB_EV_WAKEUP_NEW },
-	[TD_WAKING] = { "sched", "sched_waking", NULL,
-		{ "comm", "pid", "prio", "target_cpu" }, { NULL }, 0xf, IMB_EV_WAKING },
-	[TD_MIGRATE] = { "sched", "sched_migrate_task", NULL,
-		{ "comm", "pid", "prio", "orig_cpu", "dest_cpu" }, { NULL }, 0x1f,
-		IMB_EV_MIGRATE },
-	[TD_FORK] = { "sched", "sched_process_fork", NULL,
-		{ "parent_comm", "parent_pid", "child_comm", "child_pid" }, { NULL }, 0xf,
-		IMB_EV_FORK },
-	[TD_EXIT] = { "sched", "sched_process_exit", NULL,
-		{ "comm", "pid", "prio" }, { NULL }, 0x3, IMB_EV_EXIT },
-	[TD_RUNTIME] = { "sched", "sched_stat_runtime", NULL,
-		{ "pid", "runtime" }, { NULL }, 0x3, IMB_EV_RUNTIME },
-	[TD_NUMA_MOVE] = { "sched", "sched_move_numa", NULL,
-		{ "pid", "tgid", "ngid", "src_cpu", "src_nid", "dst_cpu", "dst_nid" }, { NULL },
-		0x7f, IMB_EV_NUMA_MOVE },
-	[TD_NUMA_SWAP] = { "sched", "sched_swap_numa", NULL,
-		{ "src_pid", "src_tgid", "src_ngid", "src_cpu", "src_nid", "dst_pid", "dst_tgid",
-		  "dst_ngid", "dst_cpu", "dst_nid" }, { NULL }, 0x3ff, IMB_EV_NUMA_SWAP },
-	/*
-	 * Before 5.10 sched_stick_numa used sched_move_numa's layout (pid,
-	 * tgid, ngid, src_cpu, src_nid, dst_cpu, dst_nid): both are accepted,
-	 * the dst task's fields being 0 in the old one.
-	 */
-	[TD_NUMA_STICK] = { "sched", "sched_stick_numa", NULL,
-		{ "src_pid", "src_tgid", "src_ngid", "src_cpu", "src_nid", "dst_pid", "dst_tgid",
-		  "dst_ngid", "dst_cpu", "dst_nid" }, { "pid", "tgid", "ngid" }, 0x31f,
-		IMB_EV_NUMA_STICK },
-	/*
-	 * Out-of-tree PELT events: the kernel's averages at its own update
-	 * instants.  LISA's kernel module (system "lisa") names them
-	 * lisa__sched_pelt_cfs / lisa__sched_pelt_se; its older sched_tp
-	 * module and Android kernels sched_pelt_cfs / sched_pelt_se.  The
-	 * runnable average is there only with the module's SCHED_AVG_RBL
-	 * feature, named "rbl_load" before 5.7: optional (0 when absent).
-	 */
-	[TD_PELT_CFS] = { NULL, "sched_pelt_cfs", "lisa__sched_pelt_cfs",
-		{ "cpu", "path", "load", "runnable", "util", "update_time" },
-		{ NULL, NULL, NULL, "rbl_load" }, 0x35, IMB_EV_PELT_CFS },
-	[TD_PELT_SE] = { NULL, "sched_pelt_se", "lisa__sched_pelt_se",
-		{ "cpu", "path", "comm", "pid", "load", "runnable", "util", "update_time" },
-		{ NULL, NULL, NULL, NULL, NULL, "rbl_load" }, 0xd9, IMB_EV_PELT_SE },
-};
 
 /*
  * Where the reading process is, for telling a crash of libtracecmd on a
@@ -225,7 +143,7 @@ struct td {
 	int hfd;		/* the descriptor the handle reads */
 	struct tracecmd_input *h;
 	struct tep_handle *tep;
-	struct td_event ev[TD__COUNT];
+	struct sched_fields sf;	/* the sched events' ids and fields in this file */
 	imb_event_fn fn;
 	void *ctx;
 	struct source_info *info;
@@ -233,8 +151,7 @@ struct td {
 	int max_cpu;
 	int cb_rc;
 	uint64_t switches;
-	bool native;		/* the file's byte order is the host's */
-	int8_t *type_map;	/* tep event id -> enum td_ev, -1 none */
+	int8_t *type_map;	/* tep event id -> enum sched_ev, -1 none */
 	int type_max;
 	/* events before the first switch, held back: no output on -ENODATA */
 	struct imb_event *pend;
@@ -268,120 +185,27 @@ static void td_err(char *err, const char *fmt, ...)
  */
 static int td_resolve(struct td *t)
 {
-	for (int i = 0; i < TD__COUNT; i++) {
-		const struct td_desc *d = &td_desc[i];
-		struct tep_event *e = tep_find_event_by_name(t->tep, d->system, d->name);
+	struct sched_fields *sf = &t->sf;
 
-		t->ev[i].id = -1;
-		t->ev[i].name = d->name;
-		if (!e && d->alt_name) {
-			e = tep_find_event_by_name(t->tep, d->system, d->alt_name);
-			t->ev[i].name = d->alt_name;
-		}
+	sched_fields_init(sf, t->tep,
+			  tep_is_file_bigendian(t->tep) == tep_is_local_bigendian(t->tep));
+	for (int i = 0; i < SCHED__COUNT; i++) {
+		struct tep_event *e = sched_fields_find(sf, i);
+
 		if (!e)
 			continue;
-		for (int k = 0; k < TD_MAX_FIELDS && d->fields[k]; k++) {
-			struct tep_format_field *f = tep_find_field(e, d->fields[k]);
-
-			if (!f && d->alt[k])
-				f = tep_find_field(e, d->alt[k]);
-			if (!f) {
-				if (!(d->required & (1u << k)))
-					continue;
-				if (i == TD_SWITCH) {
-					td_err(t->err, "%s format lacks field %s", d->name,
-					       d->fields[k]);
-					return -EINVAL;
-				}
-				if (!t->ev[i].missing)
-					t->ev[i].missing = d->fields[k];
-				continue;
-			}
-			t->ev[i].f[k].present = true;
-			t->ev[i].f[k].offset = f->offset;
-			t->ev[i].f[k].size = f->size;
-			t->ev[i].f[k].dynamic = (f->flags & TEP_FIELD_IS_DYNAMIC) != 0;
+		sched_fields_resolve(sf, i, e);
+		if (i == SCHED_SWITCH && sf->ev[i].missing) {
+			td_err(t->err, "%s format lacks field %s", sf->ev[i].name,
+			       sf->ev[i].missing);
+			return -EINVAL;
 		}
-		t->ev[i].id = e->id;
 	}
-	if (t->ev[TD_SWITCH].id < 0) {
+	if (sf->ev[SCHED_SWITCH].id < 0) {
 		td_err(t->err, "no sched_switch events: record with sched:sched_switch enabled");
 		return -ENODATA;
 	}
 	return 0;
-}
-
-static bool fld_ok(const struct td_field *f, const struct tep_record *r)
-{
-	return f->present && f->offset >= 0 && f->size > 0 && f->offset + f->size <= r->size;
-}
-
-static int64_t fld_num(const struct td *t, const struct td_field *f, const struct tep_record *r)
-{
-	const char *p;
-	uint64_t v;
-
-	if (!fld_ok(f, r) || f->size > 8)
-		return 0;
-	p = (const char *)r->data + f->offset;
-	if (t->native) {
-		/* the file's byte order is ours: a plain load */
-		switch (f->size) {
-		case 1:
-			return *(const int8_t *)p;
-		case 2: {
-			int16_t x;
-
-			memcpy(&x, p, 2);
-			return x;
-		}
-		case 4: {
-			int32_t x;
-
-			memcpy(&x, p, 4);
-			return x;
-		}
-		case 8: {
-			int64_t x;
-
-			memcpy(&x, p, 8);
-			return x;
-		}
-		}
-	}
-	v = tep_read_number(t->tep, p, f->size);
-	/* sign-extend 4-byte fields (pids, cpus, prios are int) */
-	if (f->size == 4)
-		return (int32_t)(uint32_t)v;
-	return (int64_t)v;
-}
-
-/* A comm: fixed char[] or __data_loc char[]; never reads past the record. */
-static void fld_str(const struct td *t, const struct td_field *f, const struct tep_record *r,
-		    char *dst, size_t dlen)
-{
-	const char *p;
-	size_t len;
-
-	memset(dst, 0, dlen);
-	if (!fld_ok(f, r))
-		return;
-	if (f->dynamic) {
-		uint32_t loc = (uint32_t)tep_read_number(t->tep, (const char *)r->data + f->offset,
-							 4);
-		uint32_t off = loc & 0xffff;
-
-		len = loc >> 16;
-		if (off + len > (uint32_t)r->size)
-			return;
-		p = (const char *)r->data + off;
-	} else {
-		p = (const char *)r->data + f->offset;
-		len = (size_t)f->size;
-	}
-	if (len >= dlen)
-		len = dlen - 1;
-	memcpy(dst, p, strnlen(p, len));
 }
 
 static int td_emit(struct td *t, struct imb_event *e)
@@ -436,7 +260,6 @@ static int td_emit(struct td *t, struct imb_event *e)
 static int td_decode(struct td *t, struct tep_record *r)
 {
 	struct imb_event e;
-	const struct td_field *f;
 	int type, i, cpu;
 
 	td_fault();
@@ -455,104 +278,22 @@ static int td_decode(struct td *t, struct tep_record *r)
 	i = type >= 0 && type <= t->type_max ? t->type_map[type] : -1;
 	if (i < 0)
 		return 0;
-	if (t->ev[i].missing) {
+	if (t->sf.ev[i].missing) {
 		td_err(t->err, "%s format lacks field %s (first %s record at %llu ns on CPU %d)",
-		       t->ev[i].name, t->ev[i].missing, t->ev[i].name,
+		       t->sf.ev[i].name, t->sf.ev[i].missing, t->sf.ev[i].name,
 		       (unsigned long long)r->ts, cpu);
 		t->cb_rc = -EINVAL;
 		return -1;
 	}
-	f = t->ev[i].f;
 	memset(&e, 0, sizeof(e));
 	e.ts_ns = r->ts;
 	e.cpu = cpu;
-	e.kind = (uint16_t)td_desc[i].kind;
-	switch (i) {
-	case TD_SWITCH:
+	sched_fields_decode(&t->sf, i, r->data, r->size > 0 ? (unsigned int)r->size : 0, &e);
+	if (i == SCHED_SWITCH)
 		t->switches++;
-		fld_str(t, &f[0], r, e.sw.prev_comm, IMB_COMM_LEN);
-		e.sw.prev_pid = (int32_t)fld_num(t, &f[1], r);
-		e.sw.prev_prio = (int32_t)fld_num(t, &f[2], r);
-		e.sw.prev_state = (uint32_t)fld_num(t, &f[3], r);
-		fld_str(t, &f[4], r, e.sw.next_comm, IMB_COMM_LEN);
-		e.sw.next_pid = (int32_t)fld_num(t, &f[5], r);
-		e.sw.next_prio = (int32_t)fld_num(t, &f[6], r);
-		break;
-	case TD_WAKEUP:
-	case TD_WAKEUP_NEW:
-	case TD_WAKING:
-		fld_str(t, &f[0], r, e.wakeup.comm, IMB_COMM_LEN);
-		e.wakeup.pid = (int32_t)fld_num(t, &f[1], r);
-		e.wakeup.prio = (int32_t)fld_num(t, &f[2], r);
-		e.wakeup.target_cpu = (int32_t)fld_num(t, &f[3], r);
-		break;
-	case TD_MIGRATE:
-		fld_str(t, &f[0], r, e.migrate.comm, IMB_COMM_LEN);
-		e.migrate.pid = (int32_t)fld_num(t, &f[1], r);
-		e.migrate.prio = (int32_t)fld_num(t, &f[2], r);
-		e.migrate.orig_cpu = (int32_t)fld_num(t, &f[3], r);
-		e.migrate.dest_cpu = (int32_t)fld_num(t, &f[4], r);
-		break;
-	case TD_FORK:
-		e.fork.parent_pid = (int32_t)fld_num(t, &f[1], r);
-		fld_str(t, &f[2], r, e.fork.child_comm, IMB_COMM_LEN);
-		e.fork.child_pid = (int32_t)fld_num(t, &f[3], r);
-		break;
-	case TD_EXIT:
-		fld_str(t, &f[0], r, e.exit.comm, IMB_COMM_LEN);
-		e.exit.pid = (int32_t)fld_num(t, &f[1], r);
-		e.exit.prio = f[2].present ? (int32_t)fld_num(t, &f[2], r) : -1;
-		break;
-	case TD_RUNTIME:
-		e.runtime.pid = (int32_t)fld_num(t, &f[0], r);
-		e.runtime.runtime_ns = (uint64_t)fld_num(t, &f[1], r);
-		break;
-	case TD_NUMA_MOVE:
-		e.numa.src_pid = (int32_t)fld_num(t, &f[0], r);
-		e.numa.src_tgid = (int32_t)fld_num(t, &f[1], r);
-		e.numa.src_ngid = (int32_t)fld_num(t, &f[2], r);
-		e.numa.src_cpu = (int32_t)fld_num(t, &f[3], r);
-		e.numa.src_nid = (int32_t)fld_num(t, &f[4], r);
-		e.numa.dst_cpu = (int32_t)fld_num(t, &f[5], r);
-		e.numa.dst_nid = (int32_t)fld_num(t, &f[6], r);
-		break;
-	case TD_NUMA_SWAP:
-	case TD_NUMA_STICK:
-		e.numa.src_pid = (int32_t)fld_num(t, &f[0], r);
-		e.numa.src_tgid = (int32_t)fld_num(t, &f[1], r);
-		e.numa.src_ngid = (int32_t)fld_num(t, &f[2], r);
-		e.numa.src_cpu = (int32_t)fld_num(t, &f[3], r);
-		e.numa.src_nid = (int32_t)fld_num(t, &f[4], r);
-		e.numa.dst_pid = (int32_t)fld_num(t, &f[5], r);
-		e.numa.dst_tgid = (int32_t)fld_num(t, &f[6], r);
-		e.numa.dst_ngid = (int32_t)fld_num(t, &f[7], r);
-		e.numa.dst_cpu = (int32_t)fld_num(t, &f[8], r);
-		e.numa.dst_nid = (int32_t)fld_num(t, &f[9], r);
-		break;
-	case TD_PELT_CFS: {
-		char path[8];
-
-		e.cpu = (int32_t)fld_num(t, &f[0], r);
-		fld_str(t, &f[1], r, path, sizeof(path));
-		e.pelt_cfs.root = !strcmp(path, "/");
-		e.pelt_cfs.load_avg = (uint64_t)fld_num(t, &f[2], r);
-		e.pelt_cfs.runnable_avg = (uint64_t)fld_num(t, &f[3], r);
-		e.pelt_cfs.util_avg = (uint64_t)fld_num(t, &f[4], r);
-		e.pelt_cfs.last_update_time = (uint64_t)fld_num(t, &f[5], r);
-		break;
-	}
-	case TD_PELT_SE:
-		e.cpu = (int32_t)fld_num(t, &f[0], r);
-		e.pelt_se.pid = (int32_t)fld_num(t, &f[3], r);
-		e.pelt_se.load_avg = (uint64_t)fld_num(t, &f[4], r);
-		e.pelt_se.runnable_avg = (uint64_t)fld_num(t, &f[5], r);
-		e.pelt_se.util_avg = (uint64_t)fld_num(t, &f[6], r);
-		e.pelt_se.last_update_time = (uint64_t)fld_num(t, &f[7], r);
-		break;
-	}
 	if (e.cpu < 0 || e.cpu >= IMB_MAX_CPUS) {
 		td_err(t->err, "%s record at %llu ns: cpu %d out of range (0 to %d)",
-		       t->ev[i].name, (unsigned long long)r->ts, e.cpu, IMB_MAX_CPUS - 1);
+		       t->sf.ev[i].name, (unsigned long long)r->ts, e.cpu, IMB_MAX_CPUS - 1);
 		t->cb_rc = -EINVAL;
 		return -1;
 	}
@@ -696,6 +437,60 @@ struct td_seg {
 #define TD_CPU_DONE UINT64_MAX
 
 /*
+ * td_segment()'s child: set each CPU's cursor (exit 3 when a cursor does
+ * not find its record again), read the segment, write the state and the
+ * cursors after it to @fd.
+ */
+static void __attribute__((noreturn))
+td_segment_child(struct td *t, int ncpu, const uint64_t *cursor, bool first, struct td_seg *st,
+		 size_t len, int fd)
+{
+	struct tep_record **next = calloc((size_t)ncpu, sizeof(*next));
+	uint64_t *cur = (uint64_t *)(st + 1);
+
+	if (!next)
+		_exit(1);
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		if (cursor[cpu] == TD_CPU_DONE)
+			continue;
+		if (!first && (tracecmd_set_cursor(t->h, cpu, cursor[cpu]) < 0 ||
+			       !(next[cpu] = tracecmd_peek_data(t->h, cpu)) ||
+			       next[cpu]->offset != cursor[cpu]))
+			_exit(3);
+		if (first)
+			next[cpu] = tracecmd_peek_data(t->h, cpu);
+	}
+	st->rc = td_loop(t, ncpu, next, t->segment);
+	for (int cpu = 0; cpu < ncpu; cpu++)
+		cur[cpu] = next[cpu] ? next[cpu]->offset : TD_CPU_DONE;
+	st->max_cpu = t->max_cpu;
+	st->last_ts = t->last_ts;
+	st->switches = t->switches;
+	st->info = *t->info;
+	memcpy(st->err, t->err, SOURCE_ERR_LEN);
+	if ((st->rc >= 0 && t->flush(t->ctx)) || td_write_all(fd, st, len))
+		_exit(1);
+	_exit(0);
+}
+
+/* Read the child's @len bytes of state from @fd; returns how many came. */
+static size_t td_segment_result(int fd, struct td_seg *st, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t r = read(fd, (char *)st + got, len - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	return got;
+}
+
+/*
  * One segment in a child of the reader: it inherits the opened handle with
  * nothing decompressed yet, sets each CPU's cursor, reads up to
  * t->segment records into the pipe, hands back the cursors and counters,
@@ -708,9 +503,8 @@ static int td_segment(struct td *t, int ncpu, uint64_t *cursor, bool first)
 {
 	size_t len = sizeof(struct td_seg) + (size_t)ncpu * sizeof(uint64_t);
 	struct td_seg *st = calloc(1, len);
-	uint64_t *cur = (uint64_t *)(st + 1);
 	int ctl[2], status, rc;
-	size_t got = 0;
+	size_t got;
 	pid_t pid;
 
 	if (!st || pipe2(ctl, O_CLOEXEC)) {
@@ -728,43 +522,11 @@ static int td_segment(struct td *t, int ncpu, uint64_t *cursor, bool first)
 		return rc;
 	}
 	if (pid == 0) {
-		struct tep_record **next = calloc((size_t)ncpu, sizeof(*next));
-
 		close(ctl[0]);
-		if (!next)
-			_exit(1);
-		for (int cpu = 0; cpu < ncpu; cpu++) {
-			if (cursor[cpu] == TD_CPU_DONE)
-				continue;
-			if (!first && (tracecmd_set_cursor(t->h, cpu, cursor[cpu]) < 0 ||
-				       !(next[cpu] = tracecmd_peek_data(t->h, cpu)) ||
-				       next[cpu]->offset != cursor[cpu]))
-				_exit(3);
-			if (first)
-				next[cpu] = tracecmd_peek_data(t->h, cpu);
-		}
-		st->rc = td_loop(t, ncpu, next, t->segment);
-		for (int cpu = 0; cpu < ncpu; cpu++)
-			cur[cpu] = next[cpu] ? next[cpu]->offset : TD_CPU_DONE;
-		st->max_cpu = t->max_cpu;
-		st->last_ts = t->last_ts;
-		st->switches = t->switches;
-		st->info = *t->info;
-		memcpy(st->err, t->err, SOURCE_ERR_LEN);
-		if ((st->rc >= 0 && t->flush(t->ctx)) || td_write_all(ctl[1], st, len))
-			_exit(1);
-		_exit(0);
+		td_segment_child(t, ncpu, cursor, first, st, len, ctl[1]);
 	}
 	close(ctl[1]);
-	while (got < len) {
-		ssize_t r = read(ctl[0], (char *)st + got, len - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
+	got = td_segment_result(ctl[0], st, len);
 	close(ctl[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
@@ -786,7 +548,7 @@ static int td_segment(struct td *t, int ncpu, uint64_t *cursor, bool first)
 	t->switches = st->switches;
 	*t->info = st->info;
 	memcpy(t->err, st->err, SOURCE_ERR_LEN);
-	memcpy(cursor, cur, (size_t)ncpu * sizeof(uint64_t));
+	memcpy(cursor, (uint64_t *)(st + 1), (size_t)ncpu * sizeof(uint64_t));
 	rc = st->rc;
 	free(st);
 	t->segments++;
@@ -859,6 +621,69 @@ static int td_check_magic(const char *path, char *err)
 }
 
 /*
+ * Open the file's handle; a file cut off inside its event data is read
+ * through a repaired copy (tracedat_repair.c) and flagged truncated.
+ */
+static int td_open_handle(struct td *t, const char *path, struct source_info *info, char *err)
+{
+	int old = td_enter(), cut, rc;
+
+	/* cut inside its last options section: libtracecmd may not say */
+	cut = tracedat_tail_cut(path);
+	td_leave(old);
+	if (cut != TRACEDAT_CUT_MAP)
+		t->h = td_open(t);
+	if (t->h && cut == TRACEDAT_CUT_STRINGS) {
+		info->truncated = true;
+		snprintf(info->warning, sizeof(info->warning), "file cut off in its string "
+			 "table, after the event data; every event read");
+	}
+	if (t->h)
+		return 0;
+	/* cut inside the event data? then read what is there */
+	old = td_enter();
+	rc = tracedat_repair(path, &t->memfd, info->warning, sizeof(info->warning), err);
+	td_leave(old);
+	if (rc)
+		return rc;
+	t->h = td_open(t);
+	if (!t->h) {
+		close(t->memfd);
+		t->memfd = -1;
+		info->warning[0] = 0;
+		td_err(err, "cannot read the trace.dat headers (truncated or corrupted file)");
+		return -EINVAL;
+	}
+	info->truncated = true;
+	return 0;
+}
+
+/* The sched events' ids and fields in the file, and the map from type id to event. */
+static int td_resolve_types(struct td *t, char *err)
+{
+	int old = td_enter(), rc;
+
+	rc = td_resolve(t);
+	td_leave(old);
+	if (rc)
+		return rc;
+	t->type_max = -1;
+	for (int k = 0; k < SCHED__COUNT; k++)
+		if (t->sf.ev[k].id > t->type_max)
+			t->type_max = t->sf.ev[k].id;
+	t->type_map = malloc((size_t)t->type_max + 1);
+	if (!t->type_map) {
+		td_err(err, "out of memory");
+		return -ENOMEM;
+	}
+	memset(t->type_map, -1, (size_t)t->type_max + 1);
+	for (int k = 0; k < SCHED__COUNT; k++)
+		if (t->sf.ev[k].id >= 0)
+			t->type_map[t->sf.ev[k].id] = (int8_t)k;
+	return 0;
+}
+
+/*
  * Open @path (repairing a copy of it when it was cut off in its event
  * data), resolve the events and fill @info's format, clock, truncated and
  * warning.  Returns 0 or -errno with @err; td_cleanup() either way.
@@ -882,65 +707,17 @@ static int td_prepare(struct td *t, const char *path, struct source_info *info, 
 	t->err = err;
 	t->max_cpu = -1;
 	t->segment = td_segment_records();
-	{
-		int old = td_enter(), cut;
-
-		/* cut inside its last options section: libtracecmd may not say */
-		cut = tracedat_tail_cut(path);
-		td_leave(old);
-		if (cut != TRACEDAT_CUT_MAP)
-			t->h = td_open(t);
-		if (t->h && cut == TRACEDAT_CUT_STRINGS) {
-			info->truncated = true;
-			snprintf(info->warning, sizeof(info->warning), "file cut off in its string "
-				 "table, after the event data; every event read");
-		}
-	}
-	if (!t->h) {
-		/* cut inside the event data? then read what is there */
-		int old = td_enter();
-
-		rc = tracedat_repair(path, &t->memfd, info->warning, sizeof(info->warning), err);
-		td_leave(old);
-		if (rc)
-			return rc;
-		t->h = td_open(t);
-		if (!t->h) {
-			close(t->memfd);
-			t->memfd = -1;
-			info->warning[0] = 0;
-			td_err(err, "cannot read the trace.dat headers (truncated or corrupted file)");
-			return -EINVAL;
-		}
-		info->truncated = true;
-	}
+	rc = td_open_handle(t, path, info, err);
+	if (rc)
+		return rc;
 	t->tep = tracecmd_get_tep(t->h);
 	if (!t->tep) {
 		td_err(err, "no event formats in the file");
 		return -EINVAL;
 	}
-	{
-		int old = td_enter();
-
-		rc = td_resolve(t);
-		td_leave(old);
-	}
+	rc = td_resolve_types(t, err);
 	if (rc)
 		return rc;
-	t->native = tep_is_file_bigendian(t->tep) == tep_is_local_bigendian(t->tep);
-	t->type_max = -1;
-	for (int k = 0; k < TD__COUNT; k++)
-		if (t->ev[k].id > t->type_max)
-			t->type_max = t->ev[k].id;
-	t->type_map = malloc((size_t)t->type_max + 1);
-	if (!t->type_map) {
-		td_err(err, "out of memory");
-		return -ENOMEM;
-	}
-	memset(t->type_map, -1, (size_t)t->type_max + 1);
-	for (int k = 0; k < TD__COUNT; k++)
-		if (t->ev[k].id >= 0)
-			t->type_map[t->ev[k].id] = (int8_t)k;
 	clock = tracecmd_get_trace_clock(t->h);
 	if (clock)
 		snprintf(info->clock, sizeof(info->clock), "%s", clock);
@@ -1134,58 +911,85 @@ static int td_child_failed(int status, uint64_t n, int errfd, char *err)
 	return -EINVAL;
 }
 
-/* The serial reader: one child decodes and merges, a pipe carries the events. */
-static int td_read_serial(const char *path, imb_event_fn fn, void *ctx,
-			  struct source_info *info, char *err)
-{
-	static struct imb_event buf[4096];
-	struct td_trailer tr;
-	struct td_watch *watch;
-	int pfd[2], rc = 0, status, errfd;
-	uint64_t n = 0;
-	bool done = false;
+/* The serial reader's child, the pipe it writes the events to, what came. */
+struct td_serial {
+	struct td_watch *watch;		/* where the child is (shared page) */
+	int rfd, errfd;			/* the pipe's read end; the child's stderr */
 	pid_t pid;
+	uint64_t n;			/* events delivered */
+	struct td_trailer tr;		/* the child's verdict, after the events */
+	bool done;			/* the trailer came */
+};
 
-	memset(info, 0, sizeof(*info));
-	snprintf(info->format, sizeof(info->format), "trace.dat");
-	rc = td_check_magic(path, err);
-	if (rc)
-		return rc;
-	watch = mmap(NULL, sizeof(*watch), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-		     -1, 0);
-	if (watch == MAP_FAILED) {
+/* Start the child that reads @path and writes its events to the pipe. */
+static int td_serial_start(struct td_serial *sr, const char *path, char *err)
+{
+	int pfd[2], rc;
+
+	sr->watch = mmap(NULL, sizeof(*sr->watch), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sr->watch == MAP_FAILED) {
 		td_err(err, "mmap: %s", strerror(errno));
 		return -ENOMEM;
 	}
 	if (pipe2(pfd, O_CLOEXEC)) {
 		rc = -errno;
-		munmap(watch, sizeof(*watch));
+		munmap(sr->watch, sizeof(*sr->watch));
 		td_err(err, "pipe: %s", strerror(-rc));
 		return rc;
 	}
-	errfd = memfd_create("imbalanced-reader-stderr", MFD_CLOEXEC);
+	sr->errfd = memfd_create("imbalanced-reader-stderr", MFD_CLOEXEC);
 	/* fewer, larger hand-overs (best effort: pipe-max-size may be lower) */
 	fcntl(pfd[1], F_SETPIPE_SZ, 1 << 20);
 	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
+	sr->pid = fork();
+	if (sr->pid < 0) {
 		rc = -errno;
 		close(pfd[0]);
 		close(pfd[1]);
-		if (errfd >= 0)
-			close(errfd);
-		munmap(watch, sizeof(*watch));
+		if (sr->errfd >= 0)
+			close(sr->errfd);
+		munmap(sr->watch, sizeof(*sr->watch));
 		td_err(err, "fork: %s", strerror(-rc));
 		return rc;
 	}
-	if (pid == 0) {
+	if (sr->pid == 0) {
 		close(pfd[0]);
-		td_watch = watch;
-		td_child(path, pfd[1], errfd);
+		td_watch = sr->watch;
+		td_child(path, pfd[1], sr->errfd);
 	}
 	close(pfd[1]);
-	while (!done) {
-		ssize_t r = read(pfd[0], buf, sizeof(buf));
+	sr->rfd = pfd[0];
+	return 0;
+}
+
+/*
+ * The trailer follows the marker at @buf[@i] of @k records, maybe in this
+ * buffer: take it.  Returns false when the pipe ended inside it.
+ */
+static bool td_serial_trailer(struct td_serial *sr, const struct imb_event *buf, size_t i,
+			      size_t k)
+{
+	size_t have = (k - i - 1) * sizeof(buf[0]);
+
+	if (have > sizeof(sr->tr))
+		have = sizeof(sr->tr);
+	memcpy(&sr->tr, &buf[i + 1], have);
+	if (have < sizeof(sr->tr) &&
+	    td_read_all(sr->rfd, (char *)&sr->tr + have, sizeof(sr->tr) - have))
+		return false;
+	sr->done = true;
+	return true;
+}
+
+/* Deliver the events from the pipe up to the trailer; 0, or @fn's error. */
+static int td_serial_deliver(struct td_serial *sr, imb_event_fn fn, void *ctx)
+{
+	static struct imb_event buf[4096];
+	int rc;
+
+	while (!sr->done) {
+		ssize_t r = read(sr->rfd, buf, sizeof(buf));
 		size_t k;
 
 		if (r < 0 && errno == EINTR)
@@ -1194,57 +998,62 @@ static int td_read_serial(const char *path, imb_event_fn fn, void *ctx,
 			break;
 		/* complete the last record when a read split it */
 		if (r % (ssize_t)sizeof(buf[0]) &&
-		    td_read_all(pfd[0], (char *)buf + r,
+		    td_read_all(sr->rfd, (char *)buf + r,
 				sizeof(buf[0]) - (size_t)r % sizeof(buf[0])))
 			break;
 		k = ((size_t)r + sizeof(buf[0]) - 1) / sizeof(buf[0]);
 		for (size_t i = 0; i < k; i++) {
 			if (buf[i].kind == TD_TRAILER_KIND) {
-				/* the trailer follows the marker, maybe in this buffer */
-				size_t have = (k - i - 1) * sizeof(buf[0]);
-
-				if (have > sizeof(tr))
-					have = sizeof(tr);
-				memcpy(&tr, &buf[i + 1], have);
-				if (have < sizeof(tr) &&
-				    td_read_all(pfd[0], (char *)&tr + have, sizeof(tr) - have))
-					break;
-				done = true;
+				td_serial_trailer(sr, buf, i, k);
 				break;
 			}
-			n++;
+			sr->n++;
 			rc = fn(&buf[i], ctx);
-			if (rc < 0) {
-				kill(pid, SIGKILL);
-				close(pfd[0]);
-				waitpid(pid, &status, 0);
-				if (errfd >= 0)
-					close(errfd);
-				munmap(watch, sizeof(*watch));
-				td_err(err, "%s", strerror(-rc));
+			if (rc < 0)
 				return rc;
-			}
 		}
 	}
-	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	return 0;
+}
+
+/* The serial reader: one child decodes and merges, a pipe carries the events. */
+static int td_read_serial(const char *path, imb_event_fn fn, void *ctx,
+			  struct source_info *info, char *err)
+{
+	struct td_serial sr = { 0 };
+	int rc, status;
+
+	memset(info, 0, sizeof(*info));
+	snprintf(info->format, sizeof(info->format), "trace.dat");
+	rc = td_check_magic(path, err);
+	if (!rc)
+		rc = td_serial_start(&sr, path, err);
+	if (rc)
+		return rc;
+	rc = td_serial_deliver(&sr, fn, ctx);
+	if (rc < 0) {
+		kill(sr.pid, SIGKILL);
+		td_err(err, "%s", strerror(-rc));
+	}
+	close(sr.rfd);
+	while (waitpid(sr.pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (!done) {
+	if (!rc && !sr.done) {
 		struct td_watch *own = td_watch;
 
-		td_watch = watch;
-		rc = td_child_failed(status, n, errfd, err);
+		td_watch = sr.watch;
+		rc = td_child_failed(status, sr.n, sr.errfd, err);
 		td_watch = own;
 	}
-	if (errfd >= 0)
-		close(errfd);
-	munmap(watch, sizeof(*watch));
-	if (!done)
+	if (sr.errfd >= 0)
+		close(sr.errfd);
+	munmap(sr.watch, sizeof(*sr.watch));
+	if (!sr.done)
 		return rc;
-	*info = tr.info;
-	if (tr.rc) {
-		snprintf(err, SOURCE_ERR_LEN, "%s", tr.err);
-		return tr.rc;
+	*info = sr.tr.info;
+	if (sr.tr.rc) {
+		snprintf(err, SOURCE_ERR_LEN, "%s", sr.tr.err);
+		return sr.tr.rc;
 	}
 	return 0;
 }
@@ -1320,41 +1129,131 @@ static void td_par_fail(struct td *t, uint32_t i, uint64_t ts)
 	t->shm->cursor[i] = TDP_CURSOR_DONE;
 }
 
+/* One reader's CPUs: their records and where its segment stands. */
+struct td_par_rd {
+	struct td *t;
+	struct tdp_shm *s;
+	struct tdp_slot *slot;
+	uint32_t n, live;		/* its CPUs, those not finished */
+	uint32_t *ids;			/* stream of each of them */
+	struct tep_record **next;	/* the next record of each, NULL: finished */
+	uint64_t count;			/* records read */
+};
+
+/* A reader's own file offset: the handle's descriptor opened again (exit 4 on failure). */
+static void td_par_reader_fd(struct td *t)
+{
+	char proc[64];
+	int fd;
+
+	if (t->memfd >= 0) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", t->memfd);
+		fd = open(proc, O_RDONLY | O_CLOEXEC);
+	} else {
+		fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0 || dup3(fd, t->hfd, O_CLOEXEC) < 0)
+		_exit(4);
+	close(fd);
+}
+
+/* The segment's end: note every CPU's cursor, publish, and let the next reader go on. */
+static void __attribute__((noreturn)) td_par_segment_end(struct td_par_rd *rd)
+{
+	for (uint32_t j = 0; j < rd->n; j++) {
+		if (!rd->next[j])
+			continue;
+		rd->s->cursor[rd->ids[j]] = rd->next[j]->offset;
+		evring_publish(&rd->s->ring[rd->ids[j]]);
+	}
+	rd->slot->more = 1;
+	_exit(0);
+}
+
+/*
+ * Decode a batch of the @k-th CPU's records into its queue, as far as the
+ * queue has room; the CPU is finished at its last record or at a decoding
+ * error.  Returns the records read.
+ */
+static uint32_t td_par_read_cpu(struct td_par_rd *rd, uint32_t k)
+{
+	struct td *t = rd->t;
+	uint32_t i = rd->ids[k], batch = 0;
+	struct evring *r = &rd->s->ring[i];
+
+	t->ring = r;
+	while (rd->next[k] && evring_room(r) >= 3 && batch < 512) {
+		struct tep_record *rec;
+		uint64_t ts;
+		int rc;
+
+		if (t->segment && rd->count >= t->segment)
+			td_par_segment_end(rd);
+		rec = tracecmd_read_data(t->h, (int)i);
+		if (!rec) {
+			rd->next[k] = NULL;
+			break;
+		}
+		ts = rec->ts;
+		rc = td_record(t->h, rec, (int)i, t);
+		tracecmd_free_record(rec);
+		rd->count++;
+		rd->slot->records++;
+		batch++;
+		if (rc < 0) {
+			td_par_fail(t, i, ts);
+			rd->next[k] = NULL;
+			rd->live--;
+			return batch;
+		}
+		rd->next[k] = tracecmd_peek_data(t->h, (int)i);
+	}
+	if (!rd->next[k]) {
+		evring_finish(r);
+		rd->s->cursor[i] = TDP_CURSOR_DONE;
+		rd->live--;
+	} else {
+		evring_publish(r);
+	}
+	return batch;
+}
+
+/* Every queue of the reader is full: sleep until the merge takes from one. */
+static void td_par_wait_room(struct td_par_rd *rd)
+{
+	uint32_t seen = evring_room_begin(&rd->slot->pseq, &rd->slot->pwait);
+	bool room = false;
+
+	for (uint32_t k = 0; k < rd->n && !room; k++)
+		room = rd->next[k] && evring_room(&rd->s->ring[rd->ids[k]]) >= 3;
+	if (room || atomic_load(&rd->s->abort))
+		evring_room_cancel(&rd->slot->pwait);
+	else
+		evring_room_wait(&rd->slot->pseq, &rd->slot->pwait, seen, 20);
+}
+
 /*
  * The body of reader @w; ends the process.  @own: the coordinator reads
  * by itself (a small file), its crash watch stays its own.
  */
 static void td_par_reader(struct td *t, struct tdp_shm *s, uint32_t w, bool own)
 {
-	struct tdp_slot *slot = &s->slot[1 + w];
-	uint32_t n = 0, live, *ids = calloc(s->nstreams, sizeof(*ids));
-	struct tep_record **next = calloc(s->nstreams, sizeof(*next));
+	struct td_par_rd rd = {
+		.t = t, .s = s, .slot = &s->slot[1 + w],
+		.ids = calloc(s->nstreams, sizeof(*rd.ids)),
+		.next = calloc(s->nstreams, sizeof(*rd.next)),
+	};
 	static struct source_info dummy;
 	static char err[SOURCE_ERR_LEN];
-	uint32_t limit = t->segment;
-	uint64_t count = 0;
-	char proc[64];
-	int fd;
 
 	if (!own) {
-		td_watch = &slot->watch;
+		td_watch = &rd.slot->watch;
 		td_watch->phase = TD_PHASE_LIB;
 	}
-	if (!ids || !next)
+	if (!rd.ids || !rd.next)
 		_exit(1);
-	/* a file offset of our own: the handle's descriptor opened again */
-	if (own) {
-		fd = -1;
-	} else if (t->memfd >= 0) {
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", t->memfd);
-		fd = open(proc, O_RDONLY | O_CLOEXEC);
-	} else {
-		fd = open(t->path, O_RDONLY | O_CLOEXEC);
-	}
-	if (!own && (fd < 0 || dup3(fd, t->hfd, O_CLOEXEC) < 0))
-		_exit(4);
-	if (fd >= 0)
-		close(fd);
+	if (!own)
+		td_par_reader_fd(t);
 	t->info = &dummy;
 	t->err = err;
 	t->push = td_par_push;
@@ -1363,80 +1262,22 @@ static void td_par_reader(struct td *t, struct tdp_shm *s, uint32_t w, bool own)
 		if (s->cursor[i] == TDP_CURSOR_DONE)
 			continue;
 		if (tracecmd_set_cursor(t->h, (int)i, s->cursor[i]) < 0 ||
-		    !(next[n] = tracecmd_peek_data(t->h, (int)i)) ||
-		    next[n]->offset != s->cursor[i])
+		    !(rd.next[rd.n] = tracecmd_peek_data(t->h, (int)i)) ||
+		    rd.next[rd.n]->offset != s->cursor[i])
 			_exit(3);
-		ids[n++] = i;
+		rd.ids[rd.n++] = i;
 	}
-	live = n;
-	while (live) {
+	rd.live = rd.n;
+	while (rd.live) {
 		bool moved = false;
 
 		if (atomic_load(&s->abort))
 			_exit(0);
-		for (uint32_t k = 0; k < n; k++) {
-			uint32_t i = ids[k], batch = 0;
-			struct evring *r = &s->ring[i];
-
-			if (!next[k])
-				continue;
-			t->ring = r;
-			while (next[k] && evring_room(r) >= 3 && batch < 512) {
-				struct tep_record *rec;
-				uint64_t ts;
-				int rc;
-
-				if (limit && count >= limit) {
-					/* the segment's end: the next reader goes on */
-					for (uint32_t j = 0; j < n; j++) {
-						if (!next[j])
-							continue;
-						s->cursor[ids[j]] = next[j]->offset;
-						evring_publish(&s->ring[ids[j]]);
-					}
-					slot->more = 1;
-					_exit(0);
-				}
-				rec = tracecmd_read_data(t->h, (int)i);
-				if (!rec) {
-					next[k] = NULL;
-					break;
-				}
-				ts = rec->ts;
-				rc = td_record(t->h, rec, (int)i, t);
-				tracecmd_free_record(rec);
-				count++;
-				slot->records++;
-				batch++;
-				if (rc < 0) {
-					td_par_fail(t, i, ts);
-					next[k] = NULL;
-					live--;
-					goto next_cpu;
-				}
-				next[k] = tracecmd_peek_data(t->h, (int)i);
-			}
-			if (!next[k]) {
-				evring_finish(r);
-				s->cursor[i] = TDP_CURSOR_DONE;
-				live--;
-			} else {
-				evring_publish(r);
-			}
-next_cpu:
-			moved |= batch > 0;
-		}
-		if (!moved && live) {
-			uint32_t seen = evring_room_begin(&slot->pseq, &slot->pwait);
-			bool room = false;
-
-			for (uint32_t k = 0; k < n && !room; k++)
-				room = next[k] && evring_room(&s->ring[ids[k]]) >= 3;
-			if (room || atomic_load(&s->abort))
-				evring_room_cancel(&slot->pwait);
-			else
-				evring_room_wait(&slot->pseq, &slot->pwait, seen, 20);
-		}
+		for (uint32_t k = 0; k < rd.n; k++)
+			if (rd.next[k])
+				moved |= td_par_read_cpu(&rd, k) > 0;
+		if (!moved && rd.live)
+			td_par_wait_room(&rd);
 	}
 	_exit(0);
 }
@@ -1470,83 +1311,64 @@ static void td_par_abort(struct tdp_shm *s, int rc, const char *err)
 	atomic_store(&s->abort, 1);
 }
 
-/* The coordinator: open, publish the header, run the readers; ends the process. */
-static void td_par_coord(const char *path, struct tdp_shm *s, int errfd)
+/*
+ * A file with instance buffers: libtracecmd merges the buffers, this
+ * process decodes them into a single queue.
+ */
+static void __attribute__((noreturn))
+td_par_instances(struct td *t, struct tdp_shm *s, struct source_info *info)
 {
-	static struct source_info info;
-	static char err[SOURCE_ERR_LEN];
-	static pid_t pids[TDP_MAX_READERS];
-	static struct td t;
-	uint32_t ncpu, nr, running = 0;
-	int rc;
+	struct tracecmd_input *hs[TD_MAX_BUFFERS];
+	int n = 0, nb = tracecmd_buffer_instances(t->h);
 
-	if (errfd >= 0)
-		dup2(errfd, STDERR_FILENO);
-	if (__sanitizer_set_death_callback)
-		__sanitizer_set_death_callback(td_on_sanitizer_death);
-	signal(SIGPIPE, SIG_DFL);
-	td_watch = &s->slot[0].watch;
-	rc = td_prepare(&t, path, &info, err);
-	s->info = info;
-	if (rc) {
-		s->rc = rc;
-		snprintf(s->err, SOURCE_ERR_LEN, "%s", err);
-		atomic_store(&s->ready, 1);
-		_exit(0);
+	tdp_queues_init(s, 1, 1);
+	atomic_store(&s->ready, 1);
+	hs[n++] = t->h;
+	for (int i = 0; i < nb && n < TD_MAX_BUFFERS; i++) {
+		struct tracecmd_input *ih = tracecmd_buffer_instance_handle(t->h, i);
+
+		if (ih)
+			hs[n++] = ih;
 	}
-	s->cpus = tep_get_cpus(t.tep);
-	t.shm = s;
-	if (tracecmd_buffer_instances(t.h) > 0) {
-		/*
-		 * Instance buffers: libtracecmd merges the buffers, this
-		 * process decodes them into a single queue.
-		 */
-		struct tracecmd_input *hs[TD_MAX_BUFFERS];
-		int n = 0, nb = tracecmd_buffer_instances(t.h);
-
-		tdp_queues_init(s, 1, 1);
-		atomic_store(&s->ready, 1);
-		hs[n++] = t.h;
-		for (int i = 0; i < nb && n < TD_MAX_BUFFERS; i++) {
-			struct tracecmd_input *ih = tracecmd_buffer_instance_handle(t.h, i);
-
-			if (ih)
-				hs[n++] = ih;
-		}
-		t.info = &info;
-		t.push = td_par_push;
-		t.ring = &s->ring[0];
-		tracecmd_iterate_events_multi(hs, n, td_record, &t);
-		if (t.cb_rc) {
-			while (!evring_room(t.ring) && !atomic_load(&s->abort))
-				usleep(1000);
-			td_par_fail(&t, 0, t.last_ts);
-		} else {
-			evring_finish(t.ring);
-		}
-		_exit(0);
+	t->info = info;
+	t->push = td_par_push;
+	t->ring = &s->ring[0];
+	tracecmd_iterate_events_multi(hs, n, td_record, t);
+	if (t->cb_rc) {
+		while (!evring_room(t->ring) && !atomic_load(&s->abort))
+			usleep(1000);
+		td_par_fail(t, 0, t->last_ts);
+	} else {
+		evring_finish(t->ring);
 	}
-	ncpu = (uint32_t)(tracecmd_cpus(t.h) > 0 ? tracecmd_cpus(t.h) : 0);
+	_exit(0);
+}
+
+/*
+ * One queue per CPU, the readers that fill them, each CPU's first record
+ * (the readers' cursors) and the recording's span.  Returns the readers.
+ */
+static uint32_t td_par_plan(struct td *t, struct tdp_shm *s)
+{
+	uint32_t ncpu, nr;
+	struct stat st;
+
+	ncpu = (uint32_t)(tracecmd_cpus(t->h) > 0 ? tracecmd_cpus(t->h) : 0);
 	if (ncpu > TDP_MAX_STREAMS)
 		ncpu = TDP_MAX_STREAMS;
 	nr = td_par_readers(ncpu);
-	{
-		struct stat st;
-
-		/*
-		 * A small file is read faster than readers start, and with
-		 * little memory (unless readers or segments are asked for).
-		 */
-		if (!td_segment_setting && !getenv("IMBALANCED_READERS") && !fstat(t.hfd, &st) &&
-		    st.st_size < TD_PAR_SMALL) {
-			nr = 1;
-			t.segment = 0;
-		}
+	/*
+	 * A small file is read faster than readers start, and with
+	 * little memory (unless readers or segments are asked for).
+	 */
+	if (!td_segment_setting && !getenv("IMBALANCED_READERS") && !fstat(t->hfd, &st) &&
+	    st.st_size < TD_PAR_SMALL) {
+		nr = 1;
+		t->segment = 0;
 	}
 	tdp_queues_init(s, ncpu, nr);
-	/* each CPU's first record (the readers' cursors) and the span */
 	for (uint32_t i = 0; i < ncpu; i++) {
-		struct tep_record *r = tracecmd_read_cpu_first(t.h, (int)i);
+		struct tep_record *r = tracecmd_read_cpu_first(t->h, (int)i);
 
 		s->cursor[i] = r ? r->offset : TDP_CURSOR_DONE;
 		if (r && (!s->first_ts || r->ts < s->first_ts))
@@ -1556,17 +1378,62 @@ static void td_par_coord(const char *path, struct tdp_shm *s, int errfd)
 			evring_finish(&s->ring[i]);
 			continue;
 		}
-		r = tracecmd_read_cpu_last(t.h, (int)i);
+		r = tracecmd_read_cpu_last(t->h, (int)i);
 		if (r && r->ts > s->last_ts)
 			s->last_ts = r->ts;
 		tracecmd_free_record(r);
 	}
+	return nr;
+}
 
-	atomic_store(&s->ready, 1);
-	if (nr == 1 && !t.segment)
-		td_par_reader(&t, s, 0, true);
+/*
+ * Reader @w ended with @status: at its segment's end a new one goes on
+ * (returns 1, or 0 when it cannot start); any other end than a clean one
+ * aborts the read and kills the other readers (returns 0).
+ */
+static int td_par_reader_ended(struct td *t, struct tdp_shm *s, pid_t *pids, uint32_t nr,
+			       uint32_t w, int status, char *err)
+{
+	if (WIFEXITED(status) && !WEXITSTATUS(status)) {
+		if (!s->slot[1 + w].more || atomic_load(&s->abort))
+			return 0;
+		s->slot[1 + w].more = 0;
+		pids[w] = td_par_fork(t, s, w);
+		if (pids[w] > 0)
+			return 1;
+		td_par_abort(s, -EAGAIN, "fork: cannot start a reader");
+		return 0;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+		td_par_abort(s, -EIO, "cannot find a segment's first record again");
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 4) {
+		td_par_abort(s, -EIO, "cannot open the file again for a reader");
+	} else {
+		struct td_watch *own = td_watch;
+		int rc;
+
+		td_watch = &s->slot[1 + w].watch;
+		rc = td_child_failed(status, s->slot[1 + w].records, -1, err);
+		td_watch = own;
+		if (rc == -ENOTRECOVERABLE)
+			s->show_stderr = 1;
+		td_par_abort(s, rc, err);
+	}
+	for (uint32_t k = 0; k < nr; k++)
+		if (pids[k] > 0)
+			kill(pids[k], SIGKILL);
+	return 0;
+}
+
+/* Start the @nr readers and wait for them, starting one again per segment. */
+static void __attribute__((noreturn))
+td_par_supervise(struct td *t, struct tdp_shm *s, uint32_t nr, char *err)
+{
+	static pid_t pids[TDP_MAX_READERS];
+	uint32_t running = 0;
+
 	for (uint32_t w = 0; w < nr; w++) {
-		pids[w] = td_par_fork(&t, s, w);
+		pids[w] = td_par_fork(t, s, w);
 		if (pids[w] < 0) {
 			td_par_abort(s, -errno, "fork: cannot start a reader");
 			break;
@@ -1589,36 +1456,43 @@ static void td_par_coord(const char *path, struct tdp_shm *s, int errfd)
 			continue;
 		running--;
 		pids[w] = 0;
-		if (WIFEXITED(status) && !WEXITSTATUS(status)) {
-			if (s->slot[1 + w].more && !atomic_load(&s->abort)) {
-				s->slot[1 + w].more = 0;
-				pids[w] = td_par_fork(&t, s, w);
-				if (pids[w] > 0)
-					running++;
-				else
-					td_par_abort(s, -EAGAIN, "fork: cannot start a reader");
-			}
-			continue;
-		}
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
-			td_par_abort(s, -EIO, "cannot find a segment's first record again");
-		} else if (WIFEXITED(status) && WEXITSTATUS(status) == 4) {
-			td_par_abort(s, -EIO, "cannot open the file again for a reader");
-		} else {
-			struct td_watch *own = td_watch;
-
-			td_watch = &s->slot[1 + w].watch;
-			rc = td_child_failed(status, s->slot[1 + w].records, -1, err);
-			td_watch = own;
-			if (rc == -ENOTRECOVERABLE)
-				s->show_stderr = 1;
-			td_par_abort(s, rc, err);
-		}
-		for (uint32_t k = 0; k < nr; k++)
-			if (pids[k] > 0)
-				kill(pids[k], SIGKILL);
+		running += (uint32_t)td_par_reader_ended(t, s, pids, nr, w, status, err);
 	}
 	_exit(0);
+}
+
+/* The coordinator: open, publish the header, run the readers; ends the process. */
+static void td_par_coord(const char *path, struct tdp_shm *s, int errfd)
+{
+	static struct source_info info;
+	static char err[SOURCE_ERR_LEN];
+	static struct td t;
+	uint32_t nr;
+	int rc;
+
+	if (errfd >= 0)
+		dup2(errfd, STDERR_FILENO);
+	if (__sanitizer_set_death_callback)
+		__sanitizer_set_death_callback(td_on_sanitizer_death);
+	signal(SIGPIPE, SIG_DFL);
+	td_watch = &s->slot[0].watch;
+	rc = td_prepare(&t, path, &info, err);
+	s->info = info;
+	if (rc) {
+		s->rc = rc;
+		snprintf(s->err, SOURCE_ERR_LEN, "%s", err);
+		atomic_store(&s->ready, 1);
+		_exit(0);
+	}
+	s->cpus = tep_get_cpus(t.tep);
+	t.shm = s;
+	if (tracecmd_buffer_instances(t.h) > 0)
+		td_par_instances(&t, s, &info);
+	nr = td_par_plan(&t, s);
+	atomic_store(&s->ready, 1);
+	if (nr == 1 && !t.segment)
+		td_par_reader(&t, s, 0, true);
+	td_par_supervise(&t, s, nr, err);
 }
 
 /* The coordinator, as the merge sees it: gone when it ended (reaped here). */
@@ -1637,14 +1511,100 @@ static bool td_par_gone(void *arg)
 	return p->reaped;
 }
 
+/*
+ * Wait for the coordinator's header (s->ready) or its end; returns true
+ * when it ended first (reaped, its *@status filled).
+ */
+static bool td_par_wait_ready(struct tdp_shm *s, pid_t pid, int *status)
+{
+	while (!atomic_load(&s->ready)) {
+		struct timespec ts = { 0, 20000000 };
+
+		if (waitpid(pid, status, WNOHANG) == pid)
+			return true;
+		syscall(SYS_futex, (uint32_t *)&s->ready, FUTEX_WAIT, 0, &ts, NULL, 0);
+	}
+	return false;
+}
+
+/* What the merge and the coordinator said, into @info; -ENODATA when it is nothing. */
+static int td_par_result(const struct tdp_shm *s, const struct tdp_result *res,
+			 struct source_info *info, char *err)
+{
+	snprintf(info->clock, sizeof(info->clock), "%s", s->info.clock);
+	info->truncated = s->info.truncated;
+	snprintf(info->warning, sizeof(info->warning), "%s", s->info.warning);
+	info->events = res->events;
+	info->lost_events = res->lost_events;
+	info->nr_cpus = s->cpus > res->max_cpu + 1 ? s->cpus : res->max_cpu + 1;
+	if (info->truncated && !info->events) {
+		td_err(err, "file cut off before any complete event data");
+		return -ENODATA;
+	}
+	if (!res->switches) {
+		td_err(err, "no sched_switch events: record with sched:sched_switch enabled");
+		return -ENODATA;
+	}
+	return 0;
+}
+
+/* The reason of a failed read in the coordinator @s, with its children's stderr. */
+static int td_par_child_failed(struct tdp_shm *s, int status, uint64_t n, int errfd, char *err)
+{
+	struct td_watch *own = td_watch;
+	int rc;
+
+	td_watch = &s->slot[0].watch;
+	rc = td_child_failed(status, n, errfd, err);
+	td_watch = own;
+	return rc;
+}
+
+/*
+ * Merge the readers' queues into @fn, then wait for the coordinator (its
+ * *@status, *@reaped) and take its verdict.
+ */
+static int td_par_deliver(struct tdp_shm *s, pid_t pid, int errfd, imb_event_fn fn, void *ctx,
+			  struct source_info *info, char *err, int *status, bool *reaped)
+{
+	struct td_par_peer peer = { .pid = pid };
+	struct tdp_result res;
+	int rc;
+
+	info->first_ts_ns = s->first_ts;
+	info->last_ts_ns = s->last_ts;
+	rc = tdp_merge(s, fn, ctx, &res, err, td_par_gone, &peer);
+	if (peer.reaped) {
+		*reaped = true;
+		*status = peer.status;
+	}
+	if (rc < 0) {
+		atomic_store(&s->abort, 1);
+		return rc;
+	}
+	if (!*reaped) {
+		while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+			;
+		*reaped = true;
+	}
+	if (!WIFEXITED(*status) || WEXITSTATUS(*status))
+		return td_par_child_failed(s, *status, res.events, errfd, err);
+	if (rc == 1 || s->rc) {
+		rc = s->rc ? s->rc : -EIO;
+		snprintf(err, SOURCE_ERR_LEN, "%s", s->err[0] ? s->err : strerror(-rc));
+		if (s->show_stderr)
+			td_show_child_stderr(errfd);
+		return rc;
+	}
+	return td_par_result(s, &res, info, err);
+}
+
 int source_tracedat_read(const char *path, imb_event_fn fn, void *ctx,
 			 struct source_info *info, char *err)
 {
-	struct td_par_peer peer = { 0 };
-	struct tdp_result res;
 	struct tdp_shm *s;
 	int rc, status, errfd;
-	bool reaped = false;
+	bool reaped;
 	pid_t pid;
 
 	if (getenv("IMBALANCED_TRACEDAT_SERIAL"))
@@ -1672,76 +1632,15 @@ int source_tracedat_read(const char *path, imb_event_fn fn, void *ctx,
 	}
 	if (pid == 0)
 		td_par_coord(path, s, errfd);
-	/* the header, or the coordinator's end */
-	while (!atomic_load(&s->ready)) {
-		struct timespec ts = { 0, 20000000 };
-
-		if (waitpid(pid, &status, WNOHANG) == pid) {
-			reaped = true;
-			break;
-		}
-		syscall(SYS_futex, (uint32_t *)&s->ready, FUTEX_WAIT, 0, &ts, NULL, 0);
-	}
+	reaped = td_par_wait_ready(s, pid, &status);
 	if (!atomic_load(&s->ready)) {
-		struct td_watch *own = td_watch;
-
-		td_watch = &s->slot[0].watch;
-		rc = td_child_failed(status, 0, errfd, err);
-		td_watch = own;
-		goto out;
-	}
-	if (s->rc) {
+		rc = td_par_child_failed(s, status, 0, errfd, err);
+	} else if (s->rc) {
 		rc = s->rc;
 		snprintf(err, SOURCE_ERR_LEN, "%s", s->err);
-		goto out;
+	} else {
+		rc = td_par_deliver(s, pid, errfd, fn, ctx, info, err, &status, &reaped);
 	}
-	info->first_ts_ns = s->first_ts;
-	info->last_ts_ns = s->last_ts;
-	peer.pid = pid;
-	rc = tdp_merge(s, fn, ctx, &res, err, td_par_gone, &peer);
-	if (peer.reaped) {
-		reaped = true;
-		status = peer.status;
-	}
-	if (rc < 0) {
-		atomic_store(&s->abort, 1);
-		goto out;
-	}
-	if (!reaped) {
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		reaped = true;
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		struct td_watch *own = td_watch;
-
-		td_watch = &s->slot[0].watch;
-		rc = td_child_failed(status, res.events, errfd, err);
-		td_watch = own;
-		goto out;
-	}
-	if (rc == 1 || s->rc) {
-		rc = s->rc ? s->rc : -EIO;
-		snprintf(err, SOURCE_ERR_LEN, "%s", s->err[0] ? s->err : strerror(-rc));
-		if (s->show_stderr)
-			td_show_child_stderr(errfd);
-		goto out;
-	}
-	snprintf(info->clock, sizeof(info->clock), "%s", s->info.clock);
-	info->truncated = s->info.truncated;
-	snprintf(info->warning, sizeof(info->warning), "%s", s->info.warning);
-	info->events = res.events;
-	info->lost_events = res.lost_events;
-	info->nr_cpus = s->cpus > res.max_cpu + 1 ? s->cpus : res.max_cpu + 1;
-	rc = 0;
-	if (info->truncated && !info->events) {
-		td_err(err, "file cut off before any complete event data");
-		rc = -ENODATA;
-	} else if (!res.switches) {
-		td_err(err, "no sched_switch events: record with sched:sched_switch enabled");
-		rc = -ENODATA;
-	}
-out:
 	if (!reaped) {
 		atomic_store(&s->abort, 1);
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)

@@ -122,6 +122,28 @@ static int repair_fail(char *err, int rc, const char *fmt, ...)
 	return rc;
 }
 
+/*
+ * After the last options section, ending at @last_end, trace-cmd writes the
+ * string table that the sections' names (string ids) point into: missing
+ * or cut, the file was cut after its events (TRACEDAT_CUT_STRINGS).
+ */
+static int strings_cut(int fd, uint64_t last_end, uint64_t file_size)
+{
+	unsigned char sh[SEC_HDR_SIZE];
+	struct buf sb = { sh, sizeof(sh) };
+	uint64_t size;
+	uint16_t id;
+
+	if (last_end + SEC_HDR_SIZE > file_size ||
+	    pread(fd, sh, sizeof(sh), (off_t)last_end) != (ssize_t)sizeof(sh))
+		return TRACEDAT_CUT_STRINGS;
+	rd16(&sb, 0, &id);
+	rd64(&sb, 8, &size);
+	if (id == SEC_STRINGS && last_end + SEC_HDR_SIZE + size > file_size)
+		return TRACEDAT_CUT_STRINGS;
+	return TRACEDAT_COMPLETE;
+}
+
 int tracedat_tail_cut(const char *path)
 {
 	unsigned char hdr[64], sh[SEC_HDR_SIZE];
@@ -183,25 +205,8 @@ int tracedat_tail_cut(const char *path)
 			break;
 		opt_off = next;
 	}
-	/*
-	 * After the last options section trace-cmd writes the string table
-	 * that the sections' names (string ids) point into: missing or cut,
-	 * the file was cut after its events.
-	 */
-	if (cut == TRACEDAT_COMPLETE && !opt_off && last_end && strid) {
-		if (last_end + SEC_HDR_SIZE > (uint64_t)st.st_size ||
-		    pread(fd, sh, sizeof(sh), (off_t)last_end) != (ssize_t)sizeof(sh)) {
-			cut = TRACEDAT_CUT_STRINGS;
-		} else {
-			struct buf sb = { sh, sizeof(sh) };
-			uint16_t id;
-
-			rd16(&sb, 0, &id);
-			rd64(&sb, 8, &size);
-			if (id == SEC_STRINGS && last_end + SEC_HDR_SIZE + size > (uint64_t)st.st_size)
-				cut = TRACEDAT_CUT_STRINGS;
-		}
-	}
+	if (cut == TRACEDAT_COMPLETE && !opt_off && last_end && strid)
+		cut = strings_cut(fd, last_end, (uint64_t)st.st_size);
 	close(fd);
 	return cut;
 }

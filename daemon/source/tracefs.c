@@ -29,6 +29,7 @@
 #include <traceevent/kbuffer.h>
 #include <tracefs/tracefs.h>
 
+#include "daemon/source/sched_fields.h"
 #include "daemon/source/tracefs.h"
 
 #define TRACEFS_PATH	"/sys/kernel/tracing"
@@ -36,56 +37,8 @@
 #define FIFO_SUBBUFS	256	/* sub-buffers queued per CPU */
 #define NO_KEY		UINT64_MAX
 
-enum fld_kind { FLD_NONE, FLD_INT, FLD_UINT, FLD_STR, FLD_DATALOC, FLD_RELLOC };
-
-struct fld {
-	uint16_t off;
-	uint8_t size;
-	uint8_t kind;
-};
-
-enum conv {
-	CONV_SKIP = 0, CONV_SWITCH, CONV_WAKEUP, CONV_WAKEUP_NEW, CONV_WAKING,
-	CONV_MIGRATE, CONV_FORK, CONV_EXIT, CONV_RUNTIME, CONV_NUMA_MOVE,
-	CONV_NUMA_SWAP, CONV_NUMA_STICK, CONV__COUNT
-};
-
-/* Field names per conversion, in the order of struct conv_fields.f[]. */
-#define MAX_FIELDS 10
-static const char *const conv_event[CONV__COUNT] = {
-	[CONV_SWITCH] = "sched_switch", [CONV_WAKEUP] = "sched_wakeup",
-	[CONV_WAKEUP_NEW] = "sched_wakeup_new", [CONV_WAKING] = "sched_waking",
-	[CONV_MIGRATE] = "sched_migrate_task", [CONV_FORK] = "sched_process_fork",
-	[CONV_EXIT] = "sched_process_exit", [CONV_RUNTIME] = "sched_stat_runtime",
-	[CONV_NUMA_MOVE] = "sched_move_numa", [CONV_NUMA_SWAP] = "sched_swap_numa",
-	[CONV_NUMA_STICK] = "sched_stick_numa",
-};
-
-static const char *const wake_fields[] = { "comm", "pid", "prio", "target_cpu", NULL };
-static const char *const numa_pair_fields[] = {
-	"src_pid", "src_tgid", "src_ngid", "src_cpu", "src_nid",
-	"dst_pid", "dst_tgid", "dst_ngid", "dst_cpu", "dst_nid", NULL };
-static const char *const *const conv_fields[CONV__COUNT] = {
-	[CONV_SWITCH] = (const char *const[]){ "prev_comm", "prev_pid", "prev_prio",
-		"prev_state", "next_comm", "next_pid", "next_prio", NULL },
-	[CONV_WAKEUP] = wake_fields, [CONV_WAKEUP_NEW] = wake_fields,
-	[CONV_WAKING] = wake_fields,
-	[CONV_MIGRATE] = (const char *const[]){ "comm", "pid", "prio", "orig_cpu",
-		"dest_cpu", NULL },
-	[CONV_FORK] = (const char *const[]){ "parent_pid", "child_comm",
-		"child_pid", NULL },
-	[CONV_EXIT] = (const char *const[]){ "comm", "pid", "prio", NULL },
-	[CONV_RUNTIME] = (const char *const[]){ "pid", "runtime", NULL },
-	[CONV_NUMA_MOVE] = (const char *const[]){ "pid", "tgid", "ngid", "src_cpu",
-		"src_nid", "dst_cpu", "dst_nid", NULL },
-	[CONV_NUMA_SWAP] = numa_pair_fields, [CONV_NUMA_STICK] = numa_pair_fields,
-};
-
-/* Events that must exist; NUMA ones are optional (CONFIG_NUMA_BALANCING). */
-static bool conv_required(int c)
-{
-	return c >= CONV_SWITCH && c <= CONV_RUNTIME;
-}
+/* ev_of_id[] of an event id this source does not convert */
+#define NO_EV		0xff
 
 struct tfs_cpu {
 	int cpu;
@@ -115,9 +68,9 @@ struct source_tracefs {
 	uint64_t holdback_ns;
 	uint64_t last_ts;		/* last delivered timestamp */
 	uint64_t max_page_ts;		/* newest sub-buffer start seen */
-	uint8_t *conv_of_id;		/* event id -> enum conv */
+	uint8_t *ev_of_id;		/* event id -> enum sched_ev, NO_EV */
 	int max_id;
-	struct fld f[CONV__COUNT][MAX_FIELDS];
+	struct sched_fields sf;		/* the sched events' ids and fields */
 	struct source_tracefs_stats st;
 };
 
@@ -143,168 +96,25 @@ static bool tracefs_is_mounted(void)
 	       (unsigned long)sfs.f_type == TRACEFS_MAGIC_V;
 }
 
-/* ---------------------------------------------------------------- fields */
-
-static int fld_setup(struct fld *f, struct tep_format_field *tf)
-{
-	if (tf->offset < 0 || tf->offset > 0xffff)
-		return -EINVAL;
-	f->off = (uint16_t)tf->offset;
-	f->size = (uint8_t)(tf->size > 255 ? 255 : tf->size);
-	if (tf->flags & TEP_FIELD_IS_RELATIVE)
-		f->kind = FLD_RELLOC;
-	else if (tf->flags & TEP_FIELD_IS_DYNAMIC)
-		f->kind = FLD_DATALOC;
-	else if (tf->flags & TEP_FIELD_IS_ARRAY)
-		f->kind = FLD_STR;
-	else if (tf->size == 1 || tf->size == 2 || tf->size == 4 || tf->size == 8)
-		f->kind = (tf->flags & TEP_FIELD_IS_SIGNED) ? FLD_INT : FLD_UINT;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-static int64_t fld_int(const uint8_t *d, unsigned int len, const struct fld *f)
-{
-	int64_t v = 0;
-
-	if (f->kind != FLD_INT && f->kind != FLD_UINT)
-		return 0;
-	if ((unsigned int)f->off + f->size > len)
-		return 0;
-	switch (f->size) {
-	case 1: { uint8_t x; memcpy(&x, d + f->off, 1);
-		v = f->kind == FLD_INT ? (int8_t)x : x; break; }
-	case 2: { uint16_t x; memcpy(&x, d + f->off, 2);
-		v = f->kind == FLD_INT ? (int16_t)x : x; break; }
-	case 4: { uint32_t x; memcpy(&x, d + f->off, 4);
-		v = f->kind == FLD_INT ? (int64_t)(int32_t)x : (int64_t)x; break; }
-	case 8: { uint64_t x; memcpy(&x, d + f->off, 8); v = (int64_t)x; break; }
-	}
-	return v;
-}
-
-static void fld_str(char dst[IMB_COMM_LEN], const uint8_t *d, unsigned int len,
-		    const struct fld *f)
-{
-	unsigned int o, l;
-	uint32_t loc;
-
-	dst[0] = 0;
-	if (f->kind == FLD_STR) {
-		if (f->off >= len)
-			return;
-		l = f->size;
-		if (f->off + l > len)
-			l = len - f->off;
-		imb_comm_copy(dst, (const char *)d + f->off, l);
-		return;
-	}
-	if (f->kind != FLD_DATALOC && f->kind != FLD_RELLOC)
-		return;
-	if ((unsigned int)f->off + 4 > len)
-		return;
-	memcpy(&loc, d + f->off, 4);
-	o = loc & 0xffff;
-	l = loc >> 16;
-	if (f->kind == FLD_RELLOC)	/* __rel_loc: relative to the field's end */
-		o += f->off + 4;
-	if (o >= len)
-		return;
-	if (o + l > len)
-		l = len - o;
-	imb_comm_copy(dst, (const char *)d + o, l);
-}
-
 /* ---------------------------------------------------------------- convert */
 
 /* Fill @ev from a raw record; returns false for records not converted. */
 static bool record_convert(struct source_tracefs *s, const uint8_t *d,
 			   unsigned int len, struct imb_event *ev)
 {
-	const struct fld *f;
 	uint16_t id;
-	int c;
+	int i;
 
 	if (len < 8)
 		return false;
 	memcpy(&id, d, 2);
 	if (id > s->max_id)
 		return false;
-	c = s->conv_of_id[id];
-	f = s->f[c];
-	switch (c) {
-	case CONV_SWITCH:
-		ev->kind = IMB_EV_SWITCH;
-		fld_str(ev->sw.prev_comm, d, len, &f[0]);
-		ev->sw.prev_pid = (int32_t)fld_int(d, len, &f[1]);
-		ev->sw.prev_prio = (int32_t)fld_int(d, len, &f[2]);
-		ev->sw.prev_state = (uint32_t)fld_int(d, len, &f[3]);
-		fld_str(ev->sw.next_comm, d, len, &f[4]);
-		ev->sw.next_pid = (int32_t)fld_int(d, len, &f[5]);
-		ev->sw.next_prio = (int32_t)fld_int(d, len, &f[6]);
-		return true;
-	case CONV_WAKEUP:
-	case CONV_WAKEUP_NEW:
-	case CONV_WAKING:
-		ev->kind = c == CONV_WAKEUP ? IMB_EV_WAKEUP :
-			   c == CONV_WAKEUP_NEW ? IMB_EV_WAKEUP_NEW : IMB_EV_WAKING;
-		fld_str(ev->wakeup.comm, d, len, &f[0]);
-		ev->wakeup.pid = (int32_t)fld_int(d, len, &f[1]);
-		ev->wakeup.prio = (int32_t)fld_int(d, len, &f[2]);
-		ev->wakeup.target_cpu = (int32_t)fld_int(d, len, &f[3]);
-		return true;
-	case CONV_MIGRATE:
-		ev->kind = IMB_EV_MIGRATE;
-		fld_str(ev->migrate.comm, d, len, &f[0]);
-		ev->migrate.pid = (int32_t)fld_int(d, len, &f[1]);
-		ev->migrate.prio = (int32_t)fld_int(d, len, &f[2]);
-		ev->migrate.orig_cpu = (int32_t)fld_int(d, len, &f[3]);
-		ev->migrate.dest_cpu = (int32_t)fld_int(d, len, &f[4]);
-		return true;
-	case CONV_FORK:
-		ev->kind = IMB_EV_FORK;
-		ev->fork.parent_pid = (int32_t)fld_int(d, len, &f[0]);
-		fld_str(ev->fork.child_comm, d, len, &f[1]);
-		ev->fork.child_pid = (int32_t)fld_int(d, len, &f[2]);
-		return true;
-	case CONV_EXIT:
-		ev->kind = IMB_EV_EXIT;
-		fld_str(ev->exit.comm, d, len, &f[0]);
-		ev->exit.pid = (int32_t)fld_int(d, len, &f[1]);
-		ev->exit.prio = (int32_t)fld_int(d, len, &f[2]);
-		return true;
-	case CONV_RUNTIME:
-		ev->kind = IMB_EV_RUNTIME;
-		ev->runtime.pid = (int32_t)fld_int(d, len, &f[0]);
-		ev->runtime.runtime_ns = (uint64_t)fld_int(d, len, &f[1]);
-		return true;
-	case CONV_NUMA_MOVE:
-		ev->kind = IMB_EV_NUMA_MOVE;
-		ev->numa.src_pid = (int32_t)fld_int(d, len, &f[0]);
-		ev->numa.src_tgid = (int32_t)fld_int(d, len, &f[1]);
-		ev->numa.src_ngid = (int32_t)fld_int(d, len, &f[2]);
-		ev->numa.src_cpu = (int32_t)fld_int(d, len, &f[3]);
-		ev->numa.src_nid = (int32_t)fld_int(d, len, &f[4]);
-		ev->numa.dst_cpu = (int32_t)fld_int(d, len, &f[5]);
-		ev->numa.dst_nid = (int32_t)fld_int(d, len, &f[6]);
-		return true;
-	case CONV_NUMA_SWAP:
-	case CONV_NUMA_STICK:
-		ev->kind = c == CONV_NUMA_SWAP ? IMB_EV_NUMA_SWAP : IMB_EV_NUMA_STICK;
-		ev->numa.src_pid = (int32_t)fld_int(d, len, &f[0]);
-		ev->numa.src_tgid = (int32_t)fld_int(d, len, &f[1]);
-		ev->numa.src_ngid = (int32_t)fld_int(d, len, &f[2]);
-		ev->numa.src_cpu = (int32_t)fld_int(d, len, &f[3]);
-		ev->numa.src_nid = (int32_t)fld_int(d, len, &f[4]);
-		ev->numa.dst_pid = (int32_t)fld_int(d, len, &f[5]);
-		ev->numa.dst_tgid = (int32_t)fld_int(d, len, &f[6]);
-		ev->numa.dst_ngid = (int32_t)fld_int(d, len, &f[7]);
-		ev->numa.dst_cpu = (int32_t)fld_int(d, len, &f[8]);
-		ev->numa.dst_nid = (int32_t)fld_int(d, len, &f[9]);
-		return true;
-	}
-	return false;
+	i = s->ev_of_id[id];
+	if (i == NO_EV)
+		return false;
+	sched_fields_decode(&s->sf, i, d, len, ev);
+	return true;
 }
 
 /* ---------------------------------------------------------------- per CPU */
@@ -606,7 +416,7 @@ int source_tracefs_close(struct source_tracefs *s)
 	}
 	free(s->cpus);
 	free(s->pfds);
-	free(s->conv_of_id);
+	free(s->ev_of_id);
 	if (s->inst) {
 		if (s->created) {
 			tracefs_trace_off(s->inst);
@@ -637,63 +447,78 @@ static clockid_t clock_user_id(const char *name)
 	return (clockid_t)-1;
 }
 
-/* The event kind a conversion produces. */
-static const uint8_t conv_kind[CONV__COUNT] = {
-	[CONV_SWITCH] = IMB_EV_SWITCH, [CONV_WAKEUP] = IMB_EV_WAKEUP,
-	[CONV_WAKEUP_NEW] = IMB_EV_WAKEUP_NEW, [CONV_WAKING] = IMB_EV_WAKING,
-	[CONV_MIGRATE] = IMB_EV_MIGRATE, [CONV_FORK] = IMB_EV_FORK, [CONV_EXIT] = IMB_EV_EXIT,
-	[CONV_RUNTIME] = IMB_EV_RUNTIME, [CONV_NUMA_MOVE] = IMB_EV_NUMA_MOVE,
-	[CONV_NUMA_SWAP] = IMB_EV_NUMA_SWAP, [CONV_NUMA_STICK] = IMB_EV_NUMA_STICK,
-};
+/* Events that must exist; NUMA ones are optional (CONFIG_NUMA_BALANCING). */
+static bool event_required(int i)
+{
+	return i <= SCHED_RUNTIME;
+}
+
+/*
+ * Look up event @i's format and fields and enable it, unless @events or
+ * @no_numa leave it out.  Returns its format; NULL with *@rc 0 when it is
+ * left out or an optional event the kernel lacks, NULL with *@rc -errno and
+ * @err filled on failure.
+ */
+static struct tep_event *tracefs_setup_event(struct source_tracefs *s, int i, bool no_numa,
+					     uint32_t events, int *rc, char *err)
+{
+	const char *name = sched_desc[i].name;
+	struct tep_event *e;
+
+	*rc = 0;
+	if (!event_required(i) && no_numa)
+		return NULL;
+	/* switch is always on: the configuration insists */
+	if (events && i != SCHED_SWITCH && !(events & (1u << sched_desc[i].kind)))
+		return NULL;
+	e = sched_fields_find(&s->sf, i);
+	if (!e) {
+		if (event_required(i)) {
+			set_err(err, "tracefs: event sched/%s not found", name);
+			*rc = -ENOENT;
+		}
+		return NULL;
+	}
+	sched_fields_resolve(&s->sf, i, e);
+	if (s->sf.ev[i].missing) {
+		set_err(err, "tracefs: sched/%s format lacks field %s", name,
+			s->sf.ev[i].missing);
+		*rc = -EINVAL;
+		return NULL;
+	}
+	if (tracefs_event_enable(s->inst, "sched", name) < 0) {
+		set_err(err, "tracefs: cannot enable sched/%s", name);
+		*rc = errno ? -errno : -EIO;
+		return NULL;
+	}
+	return e;
+}
 
 static int tracefs_setup_events(struct source_tracefs *s, bool no_numa, uint32_t events,
 				char *err)
 {
-	int c, j, max_id = 0;
-	struct tep_event *evs[CONV__COUNT] = { 0 };
+	struct tep_event *evs[SCHED__COUNT] = { 0 };
+	int i, rc, max_id = 0;
 
-	for (c = CONV_SWITCH; c < CONV__COUNT; c++) {
-		struct tep_event *e;
-
-		if (!conv_required(c) && no_numa)
-			continue;
-		/* switch is always on: the configuration insists */
-		if (events && c != CONV_SWITCH && !(events & (1u << conv_kind[c])))
-			continue;
-		e = tep_find_event_by_name(s->tep, "sched", conv_event[c]);
-		if (!e) {
-			if (conv_required(c)) {
-				set_err(err, "tracefs: event sched/%s not found", conv_event[c]);
-				return -ENOENT;
-			}
-			continue;
-		}
-		for (j = 0; conv_fields[c][j]; j++) {
-			struct tep_format_field *tf = tep_find_field(e, conv_fields[c][j]);
-
-			if (!tf || fld_setup(&s->f[c][j], tf) < 0) {
-				set_err(err, "tracefs: sched/%s format lacks field %s",
-					conv_event[c], conv_fields[c][j]);
-				return -EINVAL;
-			}
-		}
-		if (tracefs_event_enable(s->inst, "sched", conv_event[c]) < 0) {
-			set_err(err, "tracefs: cannot enable sched/%s", conv_event[c]);
-			return errno ? -errno : -EIO;
-		}
-		evs[c] = e;
-		if (e->id > max_id)
-			max_id = e->id;
+	/* live records are in the host's byte order */
+	sched_fields_init(&s->sf, s->tep, true);
+	for (i = SCHED_SWITCH; i <= SCHED_LAST_TRACEPOINT; i++) {
+		evs[i] = tracefs_setup_event(s, i, no_numa, events, &rc, err);
+		if (rc)
+			return rc;
+		if (evs[i] && evs[i]->id > max_id)
+			max_id = evs[i]->id;
 	}
 	if (max_id > 0xffff)
 		max_id = 0xffff;
-	s->conv_of_id = calloc((size_t)max_id + 1, 1);
-	if (!s->conv_of_id)
+	s->ev_of_id = malloc((size_t)max_id + 1);
+	if (!s->ev_of_id)
 		return -ENOMEM;
+	memset(s->ev_of_id, NO_EV, (size_t)max_id + 1);
 	s->max_id = max_id;
-	for (c = CONV_SWITCH; c < CONV__COUNT; c++)
-		if (evs[c] && evs[c]->id >= 0 && evs[c]->id <= max_id)
-			s->conv_of_id[evs[c]->id] = (uint8_t)c;
+	for (i = SCHED_SWITCH; i <= SCHED_LAST_TRACEPOINT; i++)
+		if (evs[i] && evs[i]->id >= 0 && evs[i]->id <= max_id)
+			s->ev_of_id[evs[i]->id] = (uint8_t)i;
 	return 0;
 }
 
@@ -738,32 +563,123 @@ static int tracefs_open_cpus(struct source_tracefs *s, char *err)
 	return 0;
 }
 
+/* Fill in the defaults of @o; -EINVAL when what is left is not valid. */
+static int tracefs_opts_fill(struct source_tracefs_opts *o, char *err)
+{
+	if (!o->clock || !*o->clock)
+		o->clock = SOURCE_TRACEFS_CLOCK;
+	if (!o->buffer_kb)
+		o->buffer_kb = SOURCE_TRACEFS_BUFFER_KB;
+	if (!o->holdback_ns)
+		o->holdback_ns = SOURCE_TRACEFS_HOLDBACK_NS;
+	if (!o->wake_percent)
+		o->wake_percent = SOURCE_TRACEFS_WAKE_PERCENT;
+	if (o->wake_percent > 100 ||
+	    strlen(o->clock) >= sizeof(((struct source_tracefs_stats *)NULL)->clock)) {
+		set_err(err, "tracefs: invalid option");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Our own instance "imbalanced-<pid>", new and with tracing off. */
+static int tracefs_instance_new(struct source_tracefs *s, char *err)
+{
+	char name[64];
+	int ret;
+
+	snprintf(name, sizeof(name), SOURCE_TRACEFS_INSTANCE_PREFIX "%d", (int)getpid());
+	s->inst = tracefs_instance_create(name);
+	if (s->inst && !tracefs_instance_is_new(s->inst)) {
+		/* Left by a dead process that had our pid: start afresh. */
+		tracefs_instance_destroy(s->inst);
+		tracefs_instance_free(s->inst);
+		s->inst = tracefs_instance_create(name);
+	}
+	if (!s->inst) {
+		ret = errno ? -errno : -EIO;
+		set_err(err, "tracefs: cannot create instance %s: %s", name, strerror(-ret));
+		return ret;
+	}
+	s->created = true;
+	snprintf(s->st.instance, sizeof(s->st.instance), "%s", name);
+	return 0;
+}
+
+/* The instance's clock, buffer size and wake-up level; the sub-buffer size it has. */
+static int tracefs_instance_setup(struct source_tracefs *s, const struct source_tracefs_opts *o,
+				  char *err)
+{
+	long long sub_kb = 0;
+	char num[32], *clk;
+
+	snprintf(s->st.clock, sizeof(s->st.clock), "%s", o->clock);
+	/* A new instance starts with tracing on: off until set up. */
+	if (tracefs_trace_off(s->inst) < 0 ||
+	    tracefs_instance_file_write(s->inst, "trace_clock", o->clock) < 0) {
+		set_err(err, "tracefs: trace clock \"%s\" not offered by this kernel", o->clock);
+		return -EINVAL;
+	}
+	clk = tracefs_get_clock(s->inst);
+	if (!clk || strcmp(clk, o->clock)) {
+		free(clk);
+		set_err(err, "tracefs: trace clock \"%s\" did not take", o->clock);
+		return -EINVAL;
+	}
+	free(clk);
+	snprintf(num, sizeof(num), "%u", o->buffer_kb);
+	if (tracefs_instance_file_write(s->inst, "buffer_size_kb", num) < 0) {
+		int ret = errno ? -errno : -EIO;
+
+		set_err(err, "tracefs: cannot set buffer_size_kb to %u", o->buffer_kb);
+		return ret;
+	}
+	snprintf(num, sizeof(num), "%u", o->wake_percent);
+	tracefs_instance_file_write(s->inst, "buffer_percent", num);	/* 5.10+ */
+
+	s->subbuf_size = (size_t)getpagesize();
+	if (tracefs_instance_file_read_number(s->inst, "buffer_subbuf_size_kb", &sub_kb) == 0 &&
+	    sub_kb > 0)
+		s->subbuf_size = (size_t)sub_kb * 1024;	/* 6.8+ */
+	return 0;
+}
+
+/* The sched events' formats, the events enabled, the per-CPU buffers opened. */
+static int tracefs_events_open(struct source_tracefs *s, const struct source_tracefs_opts *o,
+			       char *err)
+{
+	static const char *const systems[] = { "sched", NULL };
+	int ret;
+
+	s->tep = tracefs_local_events_system(NULL, systems);
+	if (!s->tep) {
+		ret = errno ? -errno : -EIO;
+		set_err(err, "tracefs: cannot read the sched event formats");
+		return ret;
+	}
+	ret = tracefs_setup_events(s, o->no_numa, o->events, err);
+	if (ret < 0)
+		return ret;
+	ret = tracefs_open_cpus(s, err);
+	if (ret == -ENOMEM)
+		set_err(err, "tracefs: out of memory");
+	return ret < 0 ? ret : 0;
+}
+
 struct source_tracefs *source_tracefs_open(const struct source_tracefs_opts *opts,
 					   char *err)
 {
-	static const char *const systems[] = { "sched", NULL };
 	struct source_tracefs_opts o = { 0 };
 	struct source_tracefs *s;
-	char name[64], num[32], *clk;
-	long long sub_kb = 0;
 	int ret;
 
 	if (opts)
 		o = *opts;
-	if (!o.clock || !*o.clock)
-		o.clock = SOURCE_TRACEFS_CLOCK;
-	if (!o.buffer_kb)
-		o.buffer_kb = SOURCE_TRACEFS_BUFFER_KB;
-	if (!o.holdback_ns)
-		o.holdback_ns = SOURCE_TRACEFS_HOLDBACK_NS;
-	if (!o.wake_percent)
-		o.wake_percent = SOURCE_TRACEFS_WAKE_PERCENT;
-	if (o.wake_percent > 100 || strlen(o.clock) >= sizeof(s->st.clock)) {
-		set_err(err, "tracefs: invalid option");
-		errno = EINVAL;
+	ret = tracefs_opts_fill(&o, err);
+	if (ret) {
+		errno = -ret;
 		return NULL;
 	}
-
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		set_err(err, "tracefs: out of memory");
@@ -785,72 +701,18 @@ struct source_tracefs *source_tracefs_open(const struct source_tracefs_opts *opt
 	}
 	source_tracefs_cleanup_stale(NULL);
 
-	snprintf(name, sizeof(name), SOURCE_TRACEFS_INSTANCE_PREFIX "%d", (int)getpid());
-	s->inst = tracefs_instance_create(name);
-	if (s->inst && !tracefs_instance_is_new(s->inst)) {
-		/* Left by a dead process that had our pid: start afresh. */
-		tracefs_instance_destroy(s->inst);
-		tracefs_instance_free(s->inst);
-		s->inst = tracefs_instance_create(name);
-	}
-	if (!s->inst) {
-		ret = errno ? -errno : -EIO;
-		set_err(err, "tracefs: cannot create instance %s: %s", name, strerror(-ret));
+	ret = tracefs_instance_new(s, err);
+	if (!ret)
+		ret = tracefs_instance_setup(s, &o, err);
+	if (!ret)
+		ret = tracefs_events_open(s, &o, err);
+	if (ret)
 		goto fail;
-	}
-	s->created = true;
-	snprintf(s->st.instance, sizeof(s->st.instance), "%s", name);
-	snprintf(s->st.clock, sizeof(s->st.clock), "%s", o.clock);
-
-	/* A new instance starts with tracing on: off until set up. */
-	if (tracefs_trace_off(s->inst) < 0 ||
-	    tracefs_instance_file_write(s->inst, "trace_clock", o.clock) < 0) {
-		ret = -EINVAL;
-		set_err(err, "tracefs: trace clock \"%s\" not offered by this kernel", o.clock);
-		goto fail;
-	}
-	clk = tracefs_get_clock(s->inst);
-	if (!clk || strcmp(clk, o.clock)) {
-		free(clk);
-		ret = -EINVAL;
-		set_err(err, "tracefs: trace clock \"%s\" did not take", o.clock);
-		goto fail;
-	}
-	free(clk);
-	snprintf(num, sizeof(num), "%u", o.buffer_kb);
-	if (tracefs_instance_file_write(s->inst, "buffer_size_kb", num) < 0) {
-		ret = errno ? -errno : -EIO;
-		set_err(err, "tracefs: cannot set buffer_size_kb to %u", o.buffer_kb);
-		goto fail;
-	}
-	snprintf(num, sizeof(num), "%u", o.wake_percent);
-	tracefs_instance_file_write(s->inst, "buffer_percent", num);	/* 5.10+ */
-
-	s->subbuf_size = (size_t)getpagesize();
-	if (tracefs_instance_file_read_number(s->inst, "buffer_subbuf_size_kb", &sub_kb) == 0 &&
-	    sub_kb > 0)
-		s->subbuf_size = (size_t)sub_kb * 1024;	/* 6.8+ */
-
-	s->tep = tracefs_local_events_system(NULL, systems);
-	if (!s->tep) {
-		ret = errno ? -errno : -EIO;
-		set_err(err, "tracefs: cannot read the sched event formats");
-		goto fail;
-	}
-	ret = tracefs_setup_events(s, o.no_numa, o.events, err);
-	if (ret < 0)
-		goto fail;
-	ret = tracefs_open_cpus(s, err);
-	if (ret < 0) {
-		if (ret == -ENOMEM)
-			set_err(err, "tracefs: out of memory");
-		goto fail;
-	}
 	s->st.nr_cpus = s->nr_cpus;
 	s->st.mounted = s->mounted;
 	if (tracefs_trace_on(s->inst) < 0) {
 		ret = errno ? -errno : -EIO;
-		set_err(err, "tracefs: cannot turn tracing on in %s", name);
+		set_err(err, "tracefs: cannot turn tracing on in %s", s->st.instance);
 		goto fail;
 	}
 	return s;

@@ -12,7 +12,8 @@
  * top-level tracefs buffer and its settings are never touched; closing the
  * source destroys the instance and unmounts tracefs only if it mounted it.
  *
- * Only daemon/source/tracefs.c includes libtracefs and libtraceevent.
+ * Only daemon/source/tracefs.c includes libtracefs; the records' fields
+ * are decoded by sched_fields.c, as the trace.dat source's are.
  */
 #ifndef IMB_SOURCE_TRACEFS_H
 #define IMB_SOURCE_TRACEFS_H

@@ -27,7 +27,8 @@ s=$top_srcdir
 case $target in
 tracedat)
 	srcs="$s/tests/fuzz/fuzz_tracedat.c $s/daemon/source/tracedat.c $s/daemon/source/tracedat_repair.c
-		$s/daemon/source/tracedat_par.c $s/daemon/source/evring.c $s/daemon/source/evmerge.c"
+		$s/daemon/source/tracedat_par.c $s/daemon/source/evring.c $s/daemon/source/evmerge.c
+		$s/daemon/source/sched_fields.c"
 	libs="$(pkg-config --cflags --libs libtracecmd libtraceevent) -lz"
 	maxlen=2000000
 	[ $# -eq 0 ] && set -- "$s"/tests/fixtures/*.dat

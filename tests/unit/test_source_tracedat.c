@@ -5,7 +5,8 @@
  * `trace-cmd report`, events come in time order, and bad input (missing
  * file, bad magic, damaged headers, no sched_switch, flipped bytes, a file
  * cut off at many offsets) gives a clean error or a truncated read, never a
- * crash or a partial result with an error.  TAP output.
+ * crash or a partial result with an error; the same through struct source
+ * (source_file_open()).  TAP output.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -96,6 +97,58 @@ static void check_segments(const char *path, const char *name)
 		   rc ? err : d.h == ref.h ? "same bytes" : "different bytes");
 	}
 	source_tracedat_segment(0);
+}
+
+/*
+ * The same file through struct source (source_file_open()): the reader
+ * that fits it, one batch then SOURCE_END, the same events and counts as
+ * the reader called directly; a reader's error comes from next().
+ */
+static void check_file_source(const char *dir)
+{
+	struct digest ref = { 0xcbf29ce484222325ULL, 0 }, d = { 0xcbf29ce484222325ULL, 0 };
+	char path[4096], tmp[] = "/tmp/imb-srcXXXXXX", err[SOURCE_ERR_LEN] = "";
+	struct source_info ri, info;
+	struct source src;
+	int rc, rc2, fd;
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/hogs3on2.dat", dir);
+	source_tracedat_read(path, digest_fn, &ref, &ri, err);
+	rc = source_file_open(&src, path, err);
+	ok(rc == 0 && !strcmp(src.name, "trace.dat") && !(src.caps & SOURCE_LIVE),
+	   "source_file_open: a trace.dat is read by the trace.dat source (%s)", src.name);
+	rc = src.ops->next(src.impl, -1, digest_fn, &d, err);
+	source_info_get(&src, &info);
+	rc2 = src.ops->next(src.impl, -1, digest_fn, &d, err);
+	ok(rc == SOURCE_END && rc2 == SOURCE_END && d.n == ref.n && d.h == ref.h &&
+	   info.events == ri.events && info.lost_events == ri.lost_events &&
+	   !strcmp(info.format, "trace.dat") && source_watermark(&src) == UINT64_MAX,
+	   "the file in one batch, then SOURCE_END: the same %llu events and counts",
+	   (unsigned long long)ref.n);
+	source_close(&src);
+	ok(!src.ops && !src.impl, "source_close zeroes the source");
+
+	fd = mkstemp(tmp);
+	if (fd >= 0) {
+		if (write(fd, "# clock=mono\n", 13) != 13)
+			ok(0, "write %s", tmp);
+		close(fd);
+	}
+	rc = source_file_open(&src, tmp, err);
+	ok(rc == 0 && !strcmp(src.name, "text"), "source_file_open: the text format (%s)",
+	   src.name);
+	rc = src.ops->next(src.impl, -1, digest_fn, &d, err);
+	source_info_get(&src, &info);
+	ok(rc == SOURCE_END && !strcmp(info.format, "text") && !strcmp(info.clock, "mono"),
+	   "the text source reads it (clock %s)", info.clock);
+	source_close(&src);
+	unlink(tmp);
+
+	rc = source_file_open(&src, "/nonexistent/x.dat", err);
+	rc2 = rc ? rc : src.ops->next(src.impl, -1, digest_fn, &d, err);
+	ok(rc == 0 && rc2 == -ENOENT && !strcmp(err, "No such file or directory"),
+	   "a missing file: next() says -ENOENT, '%s'", err);
+	source_close(&src);
 }
 
 static int read_acc(const char *path, struct acc *a, struct source_info *info, char *err)
@@ -499,6 +552,7 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/tests/fixtures/hogs2on2.dat", dir);
 	check_faults(path);
 	check_pelt_lost(dir);
+	check_file_source(dir);
 
 	/* missing file */
 	rc = read_acc("/nonexistent/x.dat", &a, &info, err);
