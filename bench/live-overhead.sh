@@ -21,8 +21,8 @@
 # and peak RSS, events per second of the daemon's run (its events over its
 # own span) and lost events, also for the pelt_se_rate=20ms variant and
 # for the event reader at nice 0 instead of the default -10; then the
-# daemon's CPU use while 3 busy threads run on the CPUs.  Targets (issue
-# 4): slowdown <= 3 % and below tracefs recording; daemon CPU <= 2 % of one
+# daemon's CPU use while 3 busy threads run on the CPUs.  Targets:
+# slowdown <= 3 % and below tracefs recording; daemon CPU <= 2 % of one
 # CPU for the 3 hogs; zero lost events.  Last, the direct cost of one more
 # run: the BPF programs' run time (kernel.bpf_stats_enabled, on for that run
 # only) plus the daemon's CPU over the load's CPU time, which a noisy VM
