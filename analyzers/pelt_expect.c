@@ -5,14 +5,15 @@
  *
  * The reference figures are p95 |engine - kernel| of CPU util_avg and
  * runnable_avg at the kernel's update instants, measured on the 2-CPU
- * development VM (kernel 6.18, two full runs, 1-min load average 4.8-5.5
- * from other work) with BPF recordings that carry the kernel's values, the worst of
- * each kind: bench/pelt-accuracy.sh's cases, and tests/fixtures/
- * groups-periodic.txt.gz; for recordings without task-group ids, the same
- * recordings analysed with --plain-events, which gives the engine only
- * what a tracefs or trace.dat recording has.  They are typical upper
- * bounds, not guarantees: every other task on a host adds update
- * instants the engine must match.
+ * development VM (kernel 6.18) with BPF recordings that carry the
+ * kernel's values, the worst of each kind over two full runs of
+ * bench/pelt-accuracy.sh (one on a quiet host, 1-min load average 1.2-2.0,
+ * where every case reads p95 <= 3; one beside a build and test run, load
+ * average 3-4.4) and tests/fixtures/groups-periodic.txt.gz; for
+ * recordings without task-group ids, the same recordings analysed with
+ * --plain-events, which gives the engine only what a tracefs or trace.dat
+ * recording has.  They are typical upper bounds, not guarantees: every
+ * other task on a host adds update instants the engine must match.
  */
 #include "pelt_expect.h"
 
@@ -24,13 +25,13 @@ static const struct {
 	uint64_t util_p95, runnable_p95;
 } pelt_expect_table[] = {
 	/* bench/pelt-accuracy.sh, cases busy and cgroup */
-	{ "busy threads", 5, 162 },
+	{ "busy threads", 3, 5 },
 	/* cases periodic and rtapp */
-	{ "periodic work", 16, 285 },
+	{ "periodic work", 11, 47 },
 	/* case multi-group, and tests/fixtures/groups-periodic.txt.gz */
-	{ "several task groups", 13, 137 },
+	{ "several task groups", 6, 11 },
 	/* the same recordings analysed with --plain-events */
-	{ "no task groups in the recording (modelled flat)", 603, 545 },
+	{ "no task groups in the recording (modelled flat)", 545, 1086 },
 };
 
 enum { EXP_BUSY, EXP_PERIODIC, EXP_GROUPS, EXP_FLAT };

@@ -6,10 +6,9 @@
 # periodic thread (25 % of 16 ms) started with setsid in another, recorded
 # with `imbalanced record` (BPF: sched events, the delayed dequeues, every
 # pelt_cfs_tp and pelt_se_tp record).  The engine is compared at the
-# kernel's update instants.  util_avg meets the target (median <= 4, p95
-# <= 16 of 1024); runnable_avg meets the median, and its p95 bound is what
-# the engine reaches today, so any change that makes it worse fails here;
-# without the delayed-dequeue marks it is worse (the BPF source's
+# kernel's update instants.  util_avg and runnable_avg meet the target
+# (median <= 4, p95 <= 16 of 1024; the engine reaches 0 and 2 today);
+# without the delayed-dequeue marks runnable_avg is worse (the BPF source's
 # prev_delayed/waking records are what the engine models them from).  The
 # figures are in the README.  TAP output.
 set -u
@@ -34,7 +33,7 @@ def check(ok, what):
     print(("ok" if ok else "not ok"), n, "-", what)
     n += 1
 cpu, task = p["signals"], p["task_signals"]
-for sig, med, p95 in (("util_avg", 4, 16), ("runnable_avg", 4, 17)):
+for sig, med, p95 in (("util_avg", 4, 16), ("runnable_avg", 4, 16)):
     s = cpu[sig]
     check(s["samples"] >= 1500 and s["median_abs_err"] <= med and s["p95_abs_err"] <= p95,
           "CPU %s vs the kernel: median %d <= %d, p95 %d <= %d over %d samples"
