@@ -326,12 +326,12 @@ static int record_check_args(int argc, char **argv, const struct record_args *a,
 			     struct record_cmd *cmd)
 {
 	if (optind < argc) {
-		int e;
+		int e = ENOENT;		/* an empty name */
 
 		cmd->argv = &argv[optind];
 		if (!*cmd->argv[0] || (e = command_findable(cmd->argv[0]))) {
 			fprintf(stderr, "imbalanced: record: %s: cannot start: %s\n", cmd->argv[0],
-				strerror(*cmd->argv[0] ? e : ENOENT));
+				strerror(e));
 			return CLI_EXIT_USAGE;
 		}
 	}
