@@ -120,6 +120,14 @@ rm -f "${TMPDIR:-/tmp}/layering-doc.$$"
 own='(own''er|own''ers):'
 pat="\.\./shared/|shared/des""ign|[Ii]ss""ue #?[0-9]|\($own|\(integ""rator\)"
 out=$(printf '%s\n' $files | xargs grep -nE "$pat" 2>/dev/null)
+# ... and a ticket number wrapped onto the next comment line
+split=$(printf '%s\n' $files | xargs awk '
+	FNR == 1 { prev = "" }
+	prev ~ /[Ii]ss''ue[[:space:]]*#?$/ && $0 ~ /^[[:space:]]*(#|\*|\/\/)?[[:space:]]*#?[0-9]/ {
+		print FILENAME ":" FNR ":" $0
+	}
+	{ prev = $0 }' 2>/dev/null)
+[ -n "$split" ] && out=$(printf '%s\n%s' "$out" "$split" | sed '/^$/d')
 if [ -n "$out" ]; then
 	printf '%s\n' "$out" | sed 's/$/  <- names something outside the tree (a design folder, an issue, an owner)/'
 	bad=1

@@ -38,6 +38,7 @@ printf '#include <stdio.h>\nvoid g(void) { printf("x"); }\n' >"$bad/analyzers/io
 printf '/* see the design notes in pelt-spec.%s */\n' "$md" >"$bad/daemon/doc_outside.c"
 printf '# the contract: ../sha''red/design/INTERFACES.%s\n' "$md" >"$bad/daemon/local.mk"
 printf '# numbers asked by iss''ue 7\n' >"$bad/bench/issue.sh"
+printf '# targets (iss''ue\n# 4): 3 %%\n' >"$bad/bench/issue_split.sh"
 printf '# --- the sink (own''er: store) ---\n' >"$bad/bench/local.mk"
 out=$(sh "$check" "$bad" 2>&1)
 rc=$?
@@ -46,7 +47,7 @@ ok $? "a tree of bad files fails (exit $rc)"
 echo "$out" | sed 's/^/# /'
 for f in analyzers/inc_daemon.c analyzers/inc_bpf.c analyzers/inc_unistd.c analyzers/inc_sys.c \
 	analyzers/io_call.c analyzers/io_printf.c daemon/doc_outside.c daemon/local.mk \
-	bench/issue.sh bench/local.mk; do
+	bench/issue.sh bench/issue_split.sh bench/local.mk; do
 	echo "$out" | grep -q "^$f:"
 	ok $? "the bad file $f is reported"
 done
