@@ -48,6 +48,83 @@ static void rcomm(char *c)
 		c[i] = (char)(1 + rnd() % 255);	/* any byte but NUL */
 }
 
+/* The payload of a context switch, in random values. */
+static void random_switch(struct imb_event *e)
+{
+	e->sw.prev_pid = (int32_t)rval();
+	e->sw.prev_tgid = (int32_t)rval();
+	e->sw.prev_prio = (int32_t)rval();
+	e->sw.prev_state = (uint32_t)rval();
+	e->sw.next_pid = (int32_t)rval();
+	e->sw.next_tgid = (int32_t)rval();
+	e->sw.next_prio = (int32_t)rval();
+	e->sw.next_cgroup = rval();
+	e->sw.next_group = rval();
+	e->sw.prev_delayed = (uint32_t)rval();
+	rcomm(e->sw.prev_comm);
+	rcomm(e->sw.next_comm);
+}
+
+/* The payload of a wakeup, new-task wakeup or waking, in random values. */
+static void random_wakeup(struct imb_event *e)
+{
+	e->wakeup.pid = (int32_t)rval();
+	e->wakeup.tgid = (int32_t)rval();
+	e->wakeup.prio = (int32_t)rval();
+	e->wakeup.target_cpu = (int32_t)rval();
+	e->wakeup.delayed = (uint32_t)rval();
+	rcomm(e->wakeup.comm);
+}
+
+/* The payload of a cfs_rq PELT update, in random values. */
+static void random_pelt_cfs(struct imb_event *e)
+{
+	e->pelt_cfs.cgroup_id = rval();
+	e->pelt_cfs.root = (uint8_t)rval();
+	e->pelt_cfs.nr_queued = (uint32_t)rval();
+	e->pelt_cfs.h_nr_queued = (uint32_t)rval();
+	e->pelt_cfs.h_nr_runnable = (uint32_t)rval();
+	e->pelt_cfs.util_sum = (uint32_t)rval();
+	e->pelt_cfs.period_contrib = (uint32_t)rval();
+	e->pelt_cfs.last_update_time = rval();
+	e->pelt_cfs.load_sum = rval();
+	e->pelt_cfs.runnable_sum = rval();
+	e->pelt_cfs.load_avg = rval();
+	e->pelt_cfs.runnable_avg = rval();
+	e->pelt_cfs.util_avg = rval();
+}
+
+/* The payload of an entity PELT update, in random values. */
+static void random_pelt_se(struct imb_event *e)
+{
+	e->pelt_se.pid = (int32_t)rval();
+	e->pelt_se.tgid = (int32_t)rval();
+	e->pelt_se.cgroup_id = rval();
+	e->pelt_se.util_sum = (uint32_t)rval();
+	e->pelt_se.period_contrib = (uint32_t)rval();
+	e->pelt_se.last_update_time = rval();
+	e->pelt_se.load_sum = rval();
+	e->pelt_se.runnable_sum = rval();
+	e->pelt_se.load_avg = rval();
+	e->pelt_se.runnable_avg = rval();
+	e->pelt_se.util_avg = rval();
+}
+
+/* The payload of a NUMA move, swap or stick, in random values. */
+static void random_numa(struct imb_event *e)
+{
+	e->numa.src_pid = (int32_t)rval();
+	e->numa.src_tgid = (int32_t)rval();
+	e->numa.src_ngid = (int32_t)rval();
+	e->numa.src_cpu = (int32_t)rval();
+	e->numa.src_nid = (int32_t)rval();
+	e->numa.dst_pid = (int32_t)rval();
+	e->numa.dst_tgid = (int32_t)rval();
+	e->numa.dst_ngid = (int32_t)rval();
+	e->numa.dst_cpu = (int32_t)rval();
+	e->numa.dst_nid = (int32_t)rval();
+}
+
 static void random_event(struct imb_event *e)
 {
 	memset(e, 0, sizeof(*e));
@@ -61,28 +138,12 @@ static void random_event(struct imb_event *e)
 	}
 	switch (e->kind) {
 	case IMB_EV_SWITCH:
-		e->sw.prev_pid = (int32_t)rval();
-		e->sw.prev_tgid = (int32_t)rval();
-		e->sw.prev_prio = (int32_t)rval();
-		e->sw.prev_state = (uint32_t)rval();
-		e->sw.next_pid = (int32_t)rval();
-		e->sw.next_tgid = (int32_t)rval();
-		e->sw.next_prio = (int32_t)rval();
-		e->sw.next_cgroup = rval();
-		e->sw.next_group = rval();
-		e->sw.prev_delayed = (uint32_t)rval();
-		rcomm(e->sw.prev_comm);
-		rcomm(e->sw.next_comm);
+		random_switch(e);
 		break;
 	case IMB_EV_WAKEUP:
 	case IMB_EV_WAKEUP_NEW:
 	case IMB_EV_WAKING:
-		e->wakeup.pid = (int32_t)rval();
-		e->wakeup.tgid = (int32_t)rval();
-		e->wakeup.prio = (int32_t)rval();
-		e->wakeup.target_cpu = (int32_t)rval();
-		e->wakeup.delayed = (uint32_t)rval();
-		rcomm(e->wakeup.comm);
+		random_wakeup(e);
 		break;
 	case IMB_EV_MIGRATE:
 		e->migrate.pid = (int32_t)rval();
@@ -108,46 +169,15 @@ static void random_event(struct imb_event *e)
 		e->runtime.timer = (int32_t)(rval() % 3);
 		break;
 	case IMB_EV_PELT_CFS:
-		e->pelt_cfs.cgroup_id = rval();
-		e->pelt_cfs.root = (uint8_t)rval();
-		e->pelt_cfs.nr_queued = (uint32_t)rval();
-		e->pelt_cfs.h_nr_queued = (uint32_t)rval();
-		e->pelt_cfs.h_nr_runnable = (uint32_t)rval();
-		e->pelt_cfs.util_sum = (uint32_t)rval();
-		e->pelt_cfs.period_contrib = (uint32_t)rval();
-		e->pelt_cfs.last_update_time = rval();
-		e->pelt_cfs.load_sum = rval();
-		e->pelt_cfs.runnable_sum = rval();
-		e->pelt_cfs.load_avg = rval();
-		e->pelt_cfs.runnable_avg = rval();
-		e->pelt_cfs.util_avg = rval();
+		random_pelt_cfs(e);
 		break;
 	case IMB_EV_PELT_SE:
-		e->pelt_se.pid = (int32_t)rval();
-		e->pelt_se.tgid = (int32_t)rval();
-		e->pelt_se.cgroup_id = rval();
-		e->pelt_se.util_sum = (uint32_t)rval();
-		e->pelt_se.period_contrib = (uint32_t)rval();
-		e->pelt_se.last_update_time = rval();
-		e->pelt_se.load_sum = rval();
-		e->pelt_se.runnable_sum = rval();
-		e->pelt_se.load_avg = rval();
-		e->pelt_se.runnable_avg = rval();
-		e->pelt_se.util_avg = rval();
+		random_pelt_se(e);
 		break;
 	case IMB_EV_NUMA_MOVE:
 	case IMB_EV_NUMA_SWAP:
 	case IMB_EV_NUMA_STICK:
-		e->numa.src_pid = (int32_t)rval();
-		e->numa.src_tgid = (int32_t)rval();
-		e->numa.src_ngid = (int32_t)rval();
-		e->numa.src_cpu = (int32_t)rval();
-		e->numa.src_nid = (int32_t)rval();
-		e->numa.dst_pid = (int32_t)rval();
-		e->numa.dst_tgid = (int32_t)rval();
-		e->numa.dst_ngid = (int32_t)rval();
-		e->numa.dst_cpu = (int32_t)rval();
-		e->numa.dst_nid = (int32_t)rval();
+		random_numa(e);
 		break;
 	case IMB_EV_VRUNTIME:
 		e->vruntime.vruntime_ref = rval();

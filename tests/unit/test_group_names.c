@@ -43,13 +43,11 @@ static void is_path(const struct group_names *gn, uint64_t id, const char *want,
 		printf("#   rc %d, got '%s', want '%s'\n", rc, buf, want);
 }
 
-int main(void)
+/* lookups of the root, autogroups, and stored and cut-off records */
+static void check_paths(struct group_names *gn)
 {
-	struct group_names *gn = group_names_new(4);
 	char buf[GROUP_NAMES_PATH_MAX], parts[2][SLOT];
 	unsigned int flags;
-
-	ok(gn != NULL, "a table of 4 entries");
 
 	is_path(NULL, IMB_TG_ROOT, "/", "the root group is / without a table");
 	is_path(NULL, IMB_TG_AUTOGROUP | 57, "/autogroup-57", "an autogroup is /autogroup-<id>");
@@ -79,7 +77,14 @@ int main(void)
 	is_int(set(gn, 100, 0, 1, "renamed"), 0, "a new record of a known id");
 	is_path(gn, 100, "/renamed", "replaces its path");
 	is_u64(group_names_count(gn), 4, "without a new entry");
+}
 
+/* ids and names the table refuses */
+static void check_rejected(struct group_names *gn)
+{
+	char buf[GROUP_NAMES_PATH_MAX], parts[2][SLOT];
+
+	memset(parts, 'n', sizeof(parts));
 	is_int(set(gn, 0, 0, 1, "x"), -EINVAL, "id 0: rejected");
 	is_int(set(gn, IMB_TG_ROOT, 0, 1, "x"), -EINVAL, "the root group's id: rejected");
 	is_int(set(gn, IMB_TG_AUTOGROUP | 3, 0, 1, "x"), -EINVAL, "an autogroup id: rejected");
@@ -92,6 +97,12 @@ int main(void)
 	       "no buffer: rejected");
 	is_int(group_names_lookup(gn, 200, buf, sizeof(buf), NULL), -ENOENT,
 	       "nothing stored for the rejected records");
+}
+
+/* a full table: eviction of the oldest entry, and a short buffer */
+static void check_eviction(struct group_names *gn)
+{
+	char buf[GROUP_NAMES_PATH_MAX];
 
 	/* full (4): 101 was set longest ago now (100 was set again) */
 	is_int(set(gn, 104, 0, 1, "new"), 0, "a fifth group in a table of 4");
@@ -104,33 +115,47 @@ int main(void)
 
 	is_int(group_names_lookup(gn, 104, buf, 4, NULL), 0, "a short buffer");
 	ok(!strcmp(buf, "/ne"), "gets the path cut and terminated");
-	group_names_free(gn);
+}
 
-	/* many ids through a small table: every lookup after each eviction */
-	gn = group_names_new(64);
-	{
-		int bad = 0;
+/* many ids through a small table: every lookup after each eviction */
+static void check_many_ids(void)
+{
+	struct group_names *gn = group_names_new(64);
+	char buf[GROUP_NAMES_PATH_MAX];
+	int bad = 0;
 
-		for (uint64_t id = 2; id < 5000 && !bad; id++) {
-			char name[SLOT];
+	for (uint64_t id = 2; id < 5000 && !bad; id++) {
+		char name[SLOT];
 
-			snprintf(name, sizeof(name), "g%llu", (unsigned long long)id);
-			if (set(gn, id, 0, 1, name))
-				bad = 1;
-			for (uint64_t k = id > 65 ? id - 63 : 2; k <= id && !bad; k++) {
-				char want[SLOT + 1];
+		snprintf(name, sizeof(name), "g%llu", (unsigned long long)id);
+		if (set(gn, id, 0, 1, name))
+			bad = 1;
+		for (uint64_t k = id > 65 ? id - 63 : 2; k <= id && !bad; k++) {
+			char want[SLOT + 1];
 
-				snprintf(want, sizeof(want), "/g%llu", (unsigned long long)k);
-				if (group_names_lookup(gn, k, buf, sizeof(buf), NULL) || strcmp(buf, want))
-					bad = 1;
-			}
-			if (id > 65 && !group_names_lookup(gn, id - 64, buf, sizeof(buf), NULL))
+			snprintf(want, sizeof(want), "/g%llu", (unsigned long long)k);
+			if (group_names_lookup(gn, k, buf, sizeof(buf), NULL) || strcmp(buf, want))
 				bad = 1;
 		}
-		ok(!bad, "5000 ids through 64 entries: the last 64 always found, older ones gone");
-		is_u64(group_names_count(gn), 64, "64 entries held");
+		if (id > 65 && !group_names_lookup(gn, id - 64, buf, sizeof(buf), NULL))
+			bad = 1;
 	}
+	ok(!bad, "5000 ids through 64 entries: the last 64 always found, older ones gone");
+	is_u64(group_names_count(gn), 64, "64 entries held");
 	group_names_free(gn);
+}
+
+int main(void)
+{
+	struct group_names *gn = group_names_new(4);
+
+	ok(gn != NULL, "a table of 4 entries");
+	check_paths(gn);
+	check_rejected(gn);
+	check_eviction(gn);
+	group_names_free(gn);
+
+	check_many_ids();
 	group_names_free(NULL);
 	ok(1, "free accepts NULL");
 	return tap_done();

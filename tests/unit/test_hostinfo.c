@@ -89,92 +89,102 @@ static void json_object_of(const char *json, const char *name, char *buf, size_t
 		snprintf(buf, len, "%.*s", (int)(b - a + 1), a);
 }
 
-int main(void)
+/* The probe's readings of uname, the CPU and node directories and BTF. */
+static void check_system(const struct hostinfo *h)
 {
-	static struct hostinfo h;
 	struct utsname u;
-	char *dump;
-	FILE *f;
-	char *jbuf = NULL;
-	size_t jlen = 0;
 	int i;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	is_int(hostinfo_probe(&h), 0, "hostinfo_probe succeeds");
 	uname(&u);
-	ok(!strcmp(h.kernel, u.release), "kernel release is uname -r (%s)", h.kernel);
-	is_int(h.nr_cpus, count_glob("/sys/devices/system/cpu/cpu[0-9]*"),
-	       "CPU count matches sysfs (%d)", h.nr_cpus);
-	for (i = 0; i < h.nr_cpus; i++) {
+	ok(!strcmp(h->kernel, u.release), "kernel release is uname -r (%s)", h->kernel);
+	is_int(h->nr_cpus, count_glob("/sys/devices/system/cpu/cpu[0-9]*"),
+	       "CPU count matches sysfs (%d)", h->nr_cpus);
+	for (i = 0; i < h->nr_cpus; i++) {
 		char path[96];
 
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpu_capacity", i);
 		if (access(path, F_OK))
-			is_int(h.capacity[i], 1024, "cpu %d: no cpu_capacity file, capacity 1024", i);
+			is_int(h->capacity[i], 1024, "cpu %d: no cpu_capacity file, capacity 1024",
+			       i);
 	}
-	is_int(h.nr_nodes, count_glob("/sys/devices/system/node/node[0-9]*"),
-	       "NUMA node count matches sysfs (%d)", h.nr_nodes);
-	if (h.nr_nodes)
-		ok(h.node[0].cpulist[0] != '\0', "node%d has a CPU list (%s)", h.node[0].id,
-		   h.node[0].cpulist);
-	is_int(h.btf, access("/sys/kernel/btf/vmlinux", R_OK) == 0,
+	is_int(h->nr_nodes, count_glob("/sys/devices/system/node/node[0-9]*"),
+	       "NUMA node count matches sysfs (%d)", h->nr_nodes);
+	if (h->nr_nodes)
+		ok(h->node[0].cpulist[0] != '\0', "node%d has a CPU list (%s)", h->node[0].id,
+		   h->node[0].cpulist);
+	is_int(h->btf, access("/sys/kernel/btf/vmlinux", R_OK) == 0,
 	       "BTF presence matches /sys/kernel/btf/vmlinux");
 	if (geteuid() == 0)
-		ok(h.bpf_permitted && h.cap_sys_admin, "root: BPF permitted");
+		ok(h->bpf_permitted && h->cap_sys_admin, "root: BPF permitted");
+}
 
-	dump = h.btf ? bpftool_dump() : NULL;
-	if (dump) {
-		const struct hostinfo_tp *tp;
-		int q = dump_has(dump, "cfs_rq", "nr_queued");
-		int z = dump_has(dump, "cfs_rq", "zero_vruntime");
-		int sw = dump_has(dump, "cfs_rq", "sum_w_vruntime");
-		int r = dump_has(dump, "cfs_rq", "h_nr_runnable");
-		int li = dump_has(dump, "rq", "lost_idle_time");
+/* The field flavours and tracepoint typedefs against bpftool's BTF dump. */
+static void check_btf_dump(const struct hostinfo *h, const char *dump)
+{
+	const struct hostinfo_tp *tp;
+	int q = dump_has(dump, "cfs_rq", "nr_queued");
+	int z = dump_has(dump, "cfs_rq", "zero_vruntime");
+	int sw = dump_has(dump, "cfs_rq", "sum_w_vruntime");
+	int r = dump_has(dump, "cfs_rq", "h_nr_runnable");
+	int li = dump_has(dump, "rq", "lost_idle_time");
+	int i;
 
-		ok(q >= 0, "bpftool dumps struct cfs_rq");
-		ok(!strcmp(h.f_nr_queued, q ? "nr_queued" : "nr_running"),
-		   "queue count flavour matches the kernel (%s)", h.f_nr_queued);
-		ok(!strcmp(h.f_vruntime_ref, z ? "zero_vruntime" : "min_vruntime"),
-		   "vruntime reference flavour matches the kernel (%s)", h.f_vruntime_ref);
-		if (sw)
-			ok(!strcmp(h.f_vsums, "sum_w_vruntime"), "vruntime sums flavour (%s)",
-			   h.f_vsums);
-		is_int(h.f_h_nr_runnable, r, "h_nr_runnable presence matches the kernel");
-		is_int(h.f_lost_idle_time, li, "rq::lost_idle_time presence matches the kernel");
-		for (i = 0; i < h.nr_tp; i++) {
-			char needle[96];
+	ok(q >= 0, "bpftool dumps struct cfs_rq");
+	ok(!strcmp(h->f_nr_queued, q ? "nr_queued" : "nr_running"),
+	   "queue count flavour matches the kernel (%s)", h->f_nr_queued);
+	ok(!strcmp(h->f_vruntime_ref, z ? "zero_vruntime" : "min_vruntime"),
+	   "vruntime reference flavour matches the kernel (%s)", h->f_vruntime_ref);
+	if (sw)
+		ok(!strcmp(h->f_vsums, "sum_w_vruntime"), "vruntime sums flavour (%s)",
+		   h->f_vsums);
+	is_int(h->f_h_nr_runnable, r, "h_nr_runnable presence matches the kernel");
+	is_int(h->f_lost_idle_time, li, "rq::lost_idle_time presence matches the kernel");
+	for (i = 0; i < h->nr_tp; i++) {
+		char needle[96];
 
-			snprintf(needle, sizeof(needle), "(*btf_trace_%s)(", h.tp[i].name);
-			is_int(h.tp[i].btf, strstr(dump, needle) != NULL,
-			       "tracepoint %s: BTF typedef presence (%s)", h.tp[i].name,
-			       h.tp[i].btf ? "present" : "absent");
-		}
-		tp = hostinfo_tp_find(&h, "pelt_cfs_tp");
-		ok(tp && tp->btf && tp->bare, "pelt_cfs_tp is a bare tracepoint present in BTF");
-		free(dump);
+		snprintf(needle, sizeof(needle), "(*btf_trace_%s)(", h->tp[i].name);
+		is_int(h->tp[i].btf, strstr(dump, needle) != NULL,
+		       "tracepoint %s: BTF typedef presence (%s)", h->tp[i].name,
+		       h->tp[i].btf ? "present" : "absent");
 	}
-	if (h.tracefs_mounted) {
-		for (i = 0; i < h.nr_tp; i++) {
+	tp = hostinfo_tp_find(h, "pelt_cfs_tp");
+	ok(tp && tp->btf && tp->bare, "pelt_cfs_tp is a bare tracepoint present in BTF");
+}
+
+/* The tracefs events found against the format files, then whether live mode can run. */
+static void check_tracefs(const struct hostinfo *h)
+{
+	int i;
+
+	if (h->tracefs_mounted) {
+		for (i = 0; i < h->nr_tp; i++) {
 			char path[300];
 
-			if (h.tp[i].bare)
+			if (h->tp[i].bare)
 				continue;
-			snprintf(path, sizeof(path), "%s/events/sched/%s/format", h.tracefs_path,
-				 h.tp[i].name);
-			is_int(h.tp[i].tracefs, access(path, F_OK) == 0,
-			       "tracefs event sched/%s presence", h.tp[i].name);
+			snprintf(path, sizeof(path), "%s/events/sched/%s/format", h->tracefs_path,
+				 h->tp[i].name);
+			is_int(h->tp[i].tracefs, access(path, F_OK) == 0,
+			       "tracefs event sched/%s presence", h->tp[i].name);
 		}
-		ok(hostinfo_tp_find(&h, "sched_switch")->tracefs,
+		ok(hostinfo_tp_find(h, "sched_switch")->tracefs,
 		   "tracefs has sched/sched_switch");
 	} else {
 		diag("tracefs not mounted: its events are not checked");
 	}
-	if (h.btf && h.bpf_permitted && strcmp(h.lockdown, "confidentiality"))
-		ok(h.bpf_ok && h.live_ok && !h.reason[0], "live mode can run here");
+	if (h->btf && h->bpf_permitted && strcmp(h->lockdown, "confidentiality"))
+		ok(h->bpf_ok && h->live_ok && !h->reason[0], "live mode can run here");
+}
 
-	/* The JSON report parses (jq, when installed) and the text report prints. */
+/* The JSON report parses (jq, when installed) and the text report prints. */
+static void check_reports(const struct hostinfo *h)
+{
+	char *jbuf = NULL;
+	size_t jlen = 0;
+	FILE *f;
+
 	f = open_memstream(&jbuf, &jlen);
-	hostinfo_print_json(&h, f);
+	hostinfo_print_json(h, f);
 	fclose(f);
 	ok(jlen > 2 && jbuf[0] == '{' && strstr(jbuf, "\"live_ok\":"), "JSON report written");
 	if (!system("command -v jq >/dev/null 2>&1")) {
@@ -187,7 +197,7 @@ int main(void)
 	free(jbuf);
 	jbuf = NULL;
 	f = open_memstream(&jbuf, &jlen);
-	hostinfo_print_text(&h, f);
+	hostinfo_print_text(h, f);
 	fclose(f);
 	ok(strstr(jbuf, "live mode:") != NULL, "text report written");
 	fputs("# ", stdout);
@@ -197,27 +207,48 @@ int main(void)
 			fputs("# ", stdout);
 	}
 	free(jbuf);
+}
 
-	/*
-	 * With tracefs not mounted, check cannot know which sched events it
-	 * has (it mounts nothing): the JSON says null, as the text says "?",
-	 * never false; bare tracepoints have no event either way.
-	 */
-	{
-		struct hostinfo unmounted = h;
-		char sw[128], pelt[128];
+/*
+ * With tracefs not mounted, check cannot know which sched events it
+ * has (it mounts nothing): the JSON says null, as the text says "?",
+ * never false; bare tracepoints have no event either way.
+ */
+static void check_unmounted_json(const struct hostinfo *h)
+{
+	struct hostinfo unmounted = *h;
+	char sw[128], pelt[128];
+	char *jbuf = NULL;
+	size_t jlen = 0;
+	FILE *f;
 
-		unmounted.tracefs_mounted = false;
-		jbuf = NULL;
-		f = open_memstream(&jbuf, &jlen);
-		hostinfo_print_json(&unmounted, f);
-		fclose(f);
-		json_object_of(jbuf, "sched_switch", sw, sizeof(sw));
-		json_object_of(jbuf, "pelt_cfs_tp", pelt, sizeof(pelt));
-		ok(strstr(sw, "\"tracefs\":null,") && strstr(pelt, "\"tracefs\":false,\"bare\":true"),
-		   "tracefs not mounted: sched_switch's tracefs event is null (unknown), pelt_cfs_tp's false (bare): %s %s",
-		   sw, pelt);
-		free(jbuf);
+	unmounted.tracefs_mounted = false;
+	f = open_memstream(&jbuf, &jlen);
+	hostinfo_print_json(&unmounted, f);
+	fclose(f);
+	json_object_of(jbuf, "sched_switch", sw, sizeof(sw));
+	json_object_of(jbuf, "pelt_cfs_tp", pelt, sizeof(pelt));
+	ok(strstr(sw, "\"tracefs\":null,") && strstr(pelt, "\"tracefs\":false,\"bare\":true"),
+	   "tracefs not mounted: sched_switch's tracefs event is null (unknown), pelt_cfs_tp's false (bare): %s %s",
+	   sw, pelt);
+	free(jbuf);
+}
+
+int main(void)
+{
+	static struct hostinfo h;
+	char *dump;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	is_int(hostinfo_probe(&h), 0, "hostinfo_probe succeeds");
+	check_system(&h);
+	dump = h.btf ? bpftool_dump() : NULL;
+	if (dump) {
+		check_btf_dump(&h, dump);
+		free(dump);
 	}
+	check_tracefs(&h);
+	check_reports(&h);
+	check_unmounted_json(&h);
 	return tap_done();
 }

@@ -274,15 +274,136 @@ static void knobs_check(void)
 	   k.pelt_se);
 }
 
+/* Busy threads run while the source is polled, then the held events drain. */
+static void poll_under_load(struct source_bpf *src, struct seen *s)
+{
+	uint64_t t_end;
+
+	for (int i = 0; i < NR_THREADS; i++)
+		pthread_create(&busy[i].th, NULL, busy_main, &busy[i]);
+	while (atomic_load(&started) < NR_THREADS)
+		usleep(1000);
+	s->util_win_from = mono_ns(CLOCK_MONOTONIC) + 700000000ull;
+	s->util_win_to = s->util_win_from + 1200000000ull;
+	t_end = mono_ns(CLOCK_MONOTONIC) + BUSY_NS + 300000000ull;
+	while (mono_ns(CLOCK_MONOTONIC) < t_end) {
+		int r = source_bpf_poll(src, 50, on_event, s);
+
+		if (r < 0) {
+			ok(0, "poll: %s", strerror(-r));
+			break;
+		}
+	}
+	for (int i = 0; i < NR_THREADS; i++)
+		pthread_join(busy[i].th, NULL);
+	t_end = mono_ns(CLOCK_MONOTONIC) + 200000000ull;
+	while (mono_ns(CLOCK_MONOTONIC) < t_end)
+		source_bpf_poll(src, 20, on_event, s);
+}
+
+/* The stream as a whole: counted, ordered, with clocks, nothing lost, switches chained. */
+static void check_stream(const struct seen *s, const struct source_bpf_stats *st)
+{
+	diag("%" PRIu64 " events (%" PRIu64 " records), %" PRIu64 " lost, %" PRIu64
+	     " late, %" PRIu64 " unreported switches recovered; switch %" PRIu64 " runtime %" PRIu64 " pelt_cfs %" PRIu64
+	     " pelt_se %" PRIu64 " wakeup %" PRIu64 " vruntime %" PRIu64, st->events,
+	     st->records, st->lost, st->late, st->unreported, s->kinds[IMB_EV_SWITCH],
+	     s->kinds[IMB_EV_RUNTIME], s->kinds[IMB_EV_PELT_CFS], s->kinds[IMB_EV_PELT_SE],
+	     s->kinds[IMB_EV_WAKEUP], s->kinds[IMB_EV_VRUNTIME]);
+
+	is_u64(s->events, st->events, "the stats count every delivered event");
+	is_u64(s->bad_order, 0, "events are delivered in timestamp order");
+	is_u64(s->no_clocks, 0, "every event carries the rq clocks");
+	is_u64(s->pelt_gt_task, 0, "clock_pelt - lost_idle_time <= clock_task on every event");
+	is_u64(s->lost, 0, "no events lost under a light load");
+	is_u64(s->chain_breaks, 0, "on each CPU every switch's prev is the previous switch's next");
+}
+
+/* Each busy thread's events against the CPU time it measured itself. */
+static void check_threads(struct seen *s, const struct source_bpf_stats *st)
+{
+	for (int i = 0; i < NR_THREADS; i++) {
+		struct pid_acc *p = pid_acc(s, busy[i].tid);
+		double e1 = rel_err(p->runtime_ns, busy[i].cpu_ns);
+		double e2 = rel_err(p->run_task_ns, busy[i].cpu_ns);
+
+		ok(p->switches > 0, "thread %d: switch events seen (%" PRIu64 " runs)", i,
+		   p->switches);
+		if (st->attached & SOURCE_BPF_EV(IMB_EV_RUNTIME))
+			ok(e1 > -0.02 && e1 < 0.02,
+			   "thread %d: sched_stat_runtime sum %.1f ms within 2 %% of its own %.1f ms (%+.2f %%)",
+			   i, p->runtime_ns / 1e6, busy[i].cpu_ns / 1e6, e1 * 100);
+		/* The kernel charges CPU time in rq->clock_task, so measure runs in it too. */
+		ok(e2 > -0.02 && e2 < 0.02,
+		   "thread %d: switch-in to switch-out time (rq clock_task) %.1f ms within 2 %% of its own %.1f ms (%+.2f %%)",
+		   i, p->run_task_ns / 1e6, busy[i].cpu_ns / 1e6, e2 * 100);
+		diag("thread %d: the same runs timed with bpf_ktime_get_ns(): %.1f ms (%+.2f %%)",
+		     i, p->run_ts_ns / 1e6, rel_err(p->run_ts_ns, busy[i].cpu_ns) * 100);
+		ok(p->pelt_se > 0, "thread %d: pelt_se events seen (%" PRIu64 ")", i, p->pelt_se);
+	}
+}
+
+/* Each CPU's root pelt_cfs events, then the util_avg and vruntime derived from them. */
+static void check_cpus(struct seen *s, int ncpu)
+{
+	for (int c = 0; c < ncpu && c < MAX_CPUS; c++) {
+		uint32_t med = 0, max = 0;
+		int n = s->nr_util[c];
+
+		if (n) {
+			qsort(s->util[c], n, sizeof(uint32_t), u32_cmp);
+			med = s->util[c][n / 2];
+			max = s->util[c][n - 1];
+		}
+		ok(s->root_cfs[c] > 0, "cpu %d: root pelt_cfs events seen (%" PRIu64 ")", c,
+		   s->root_cfs[c]);
+		/*
+		 * Saturated by the threads, util_avg sits near 1024; it overshoots
+		 * (the kernel's own debug file shows up to ~1400 here) right after
+		 * a migration attaches a task's util before the old one decays, the
+		 * more so when other work forks and migrates beside us.  runnable_avg
+		 * or load_avg would sit near 1500-2000 with three tasks on two CPUs.
+		 * Under `make -j2 check` other tests share the CPUs, and this VM
+		 * loses CPU time to its host: the median has been seen at 876.
+		 */
+		ok(n > 0 && med >= 600 && med <= 1300 && max <= 8192,
+		   "cpu %d: busy root util_avg median %u in 600..1300, max %u <= 8192 (%d samples)",
+		   c, med, max, n);
+	}
+	ok(s->util_checked && s->util_consistent * 100 >= s->util_checked * 95,
+	   "root util_avg agrees with util_sum / divider in >= 95 %% of events (%" PRIu64
+	   " of %" PRIu64 ")", s->util_consistent, s->util_checked);
+	ok(s->vruntime > 0, "root vruntime samples derived from pelt_cfs (%" PRIu64
+	   ", %" PRIu64 " zero_vruntime)", s->vruntime, s->vruntime_zero);
+}
+
+/* How many of our @nours programs are still loaded after up to 2 s. */
+static int programs_left(const unsigned int *ours, int nours)
+{
+	unsigned int after[MAX_IDS];
+	int na, left;
+
+	/* Program freeing is deferred (RCU): give the kernel up to 2 s. */
+	for (int tries = 0; tries < 40; tries++) {
+		na = imb_prog_ids(after, MAX_IDS);
+		left = 0;
+		for (int i = 0; i < nours; i++)
+			left += id_in(ours[i], after, na > 0 ? na : 0);
+		if (!left)
+			break;
+		usleep(50000);
+	}
+	return left;
+}
+
 int main(void)
 {
 	static struct seen s;
-	unsigned int before[MAX_IDS], during[MAX_IDS], after[MAX_IDS], ours[MAX_IDS];
-	int nb, nd, na, nours = 0, left;
+	unsigned int before[MAX_IDS], during[MAX_IDS], ours[MAX_IDS];
+	int nb, nd, nours = 0;
 	char err[SOURCE_ERR_LEN] = "";
 	struct source_bpf_stats st;
 	struct source_bpf *src;
-	uint64_t t_end;
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -302,103 +423,15 @@ int main(void)
 			ours[nours++] = during[i];
 	ok(nours >= 8, "our programs show up in bpftool prog show (%d imb_* programs)", nours);
 
-	for (int i = 0; i < NR_THREADS; i++)
-		pthread_create(&busy[i].th, NULL, busy_main, &busy[i]);
-	while (atomic_load(&started) < NR_THREADS)
-		usleep(1000);
-	s.util_win_from = mono_ns(CLOCK_MONOTONIC) + 700000000ull;
-	s.util_win_to = s.util_win_from + 1200000000ull;
-	t_end = mono_ns(CLOCK_MONOTONIC) + BUSY_NS + 300000000ull;
-	while (mono_ns(CLOCK_MONOTONIC) < t_end) {
-		int r = source_bpf_poll(src, 50, on_event, &s);
-
-		if (r < 0) {
-			ok(0, "poll: %s", strerror(-r));
-			break;
-		}
-	}
-	for (int i = 0; i < NR_THREADS; i++)
-		pthread_join(busy[i].th, NULL);
-	t_end = mono_ns(CLOCK_MONOTONIC) + 200000000ull;
-	while (mono_ns(CLOCK_MONOTONIC) < t_end)
-		source_bpf_poll(src, 20, on_event, &s);
+	poll_under_load(src, &s);
 	ok(source_bpf_flush(src, on_event, &s) >= 0, "held events flush");
 	source_bpf_stats(src, &st);
-	diag("%" PRIu64 " events (%" PRIu64 " records), %" PRIu64 " lost, %" PRIu64
-	     " late, %" PRIu64 " unreported switches recovered; switch %" PRIu64 " runtime %" PRIu64 " pelt_cfs %" PRIu64
-	     " pelt_se %" PRIu64 " wakeup %" PRIu64 " vruntime %" PRIu64, st.events,
-	     st.records, st.lost, st.late, st.unreported, s.kinds[IMB_EV_SWITCH], s.kinds[IMB_EV_RUNTIME],
-	     s.kinds[IMB_EV_PELT_CFS], s.kinds[IMB_EV_PELT_SE], s.kinds[IMB_EV_WAKEUP],
-	     s.kinds[IMB_EV_VRUNTIME]);
-
-	is_u64(s.events, st.events, "the stats count every delivered event");
-	is_u64(s.bad_order, 0, "events are delivered in timestamp order");
-	is_u64(s.no_clocks, 0, "every event carries the rq clocks");
-	is_u64(s.pelt_gt_task, 0, "clock_pelt - lost_idle_time <= clock_task on every event");
-	is_u64(s.lost, 0, "no events lost under a light load");
-	is_u64(s.chain_breaks, 0, "on each CPU every switch's prev is the previous switch's next");
-
-	for (int i = 0; i < NR_THREADS; i++) {
-		struct pid_acc *p = pid_acc(&s, busy[i].tid);
-		double e1 = rel_err(p->runtime_ns, busy[i].cpu_ns);
-		double e2 = rel_err(p->run_task_ns, busy[i].cpu_ns);
-
-		ok(p->switches > 0, "thread %d: switch events seen (%" PRIu64 " runs)", i,
-		   p->switches);
-		if (st.attached & SOURCE_BPF_EV(IMB_EV_RUNTIME))
-			ok(e1 > -0.02 && e1 < 0.02,
-			   "thread %d: sched_stat_runtime sum %.1f ms within 2 %% of its own %.1f ms (%+.2f %%)",
-			   i, p->runtime_ns / 1e6, busy[i].cpu_ns / 1e6, e1 * 100);
-		/* The kernel charges CPU time in rq->clock_task, so measure runs in it too. */
-		ok(e2 > -0.02 && e2 < 0.02,
-		   "thread %d: switch-in to switch-out time (rq clock_task) %.1f ms within 2 %% of its own %.1f ms (%+.2f %%)",
-		   i, p->run_task_ns / 1e6, busy[i].cpu_ns / 1e6, e2 * 100);
-		diag("thread %d: the same runs timed with bpf_ktime_get_ns(): %.1f ms (%+.2f %%)",
-		     i, p->run_ts_ns / 1e6, rel_err(p->run_ts_ns, busy[i].cpu_ns) * 100);
-		ok(p->pelt_se > 0, "thread %d: pelt_se events seen (%" PRIu64 ")", i, p->pelt_se);
-	}
-	for (int c = 0; c < ncpu && c < MAX_CPUS; c++) {
-		uint32_t med = 0, max = 0;
-		int n = s.nr_util[c];
-
-		if (n) {
-			qsort(s.util[c], n, sizeof(uint32_t), u32_cmp);
-			med = s.util[c][n / 2];
-			max = s.util[c][n - 1];
-		}
-		ok(s.root_cfs[c] > 0, "cpu %d: root pelt_cfs events seen (%" PRIu64 ")", c,
-		   s.root_cfs[c]);
-		/*
-		 * Saturated by the threads, util_avg sits near 1024; it overshoots
-		 * (the kernel's own debug file shows up to ~1400 here) right after
-		 * a migration attaches a task's util before the old one decays, the
-		 * more so when other work forks and migrates beside us.  runnable_avg
-		 * or load_avg would sit near 1500-2000 with three tasks on two CPUs.
-		 * Under `make -j2 check` other tests share the CPUs, and this VM
-		 * loses CPU time to its host: the median has been seen at 876.
-		 */
-		ok(n > 0 && med >= 600 && med <= 1300 && max <= 8192,
-		   "cpu %d: busy root util_avg median %u in 600..1300, max %u <= 8192 (%d samples)",
-		   c, med, max, n);
-	}
-	ok(s.util_checked && s.util_consistent * 100 >= s.util_checked * 95,
-	   "root util_avg agrees with util_sum / divider in >= 95 %% of events (%" PRIu64
-	   " of %" PRIu64 ")", s.util_consistent, s.util_checked);
-	ok(s.vruntime > 0, "root vruntime samples derived from pelt_cfs (%" PRIu64
-	   ", %" PRIu64 " zero_vruntime)", s.vruntime, s.vruntime_zero);
+	check_stream(&s, &st);
+	check_threads(&s, &st);
+	check_cpus(&s, ncpu);
 
 	source_bpf_close(src);
-	/* Program freeing is deferred (RCU): give the kernel up to 2 s. */
-	for (int tries = 0; tries < 40; tries++) {
-		na = imb_prog_ids(after, MAX_IDS);
-		left = 0;
-		for (int i = 0; i < nours; i++)
-			left += id_in(ours[i], after, na > 0 ? na : 0);
-		if (!left)
-			break;
-		usleep(50000);
-	}
-	is_int(left, 0, "after close none of our programs is loaded");
+	is_int(programs_left(ours, nours), 0, "after close none of our programs is loaded");
 	knobs_check();
 	return tap_done();
 }

@@ -529,30 +529,13 @@ static void check_formats(const char *fixture, const char *tmp)
 	free(buf);
 }
 
-int main(void)
+/* A missing file and a file without sched_switch fail with a reason. */
+static void check_unreadable(const char *dir)
 {
-	const char *dir = getenv("top_srcdir");
-	char path[4096], tmp[] = "/tmp/imb-tdXXXXXX", cut[4200], err[SOURCE_ERR_LEN];
+	char path[4096], err[SOURCE_ERR_LEN];
 	struct source_info info;
-	unsigned char *buf;
-	struct acc a, full;
-	size_t len;
-	FILE *f;
-	int rc, bad_cut = 0, trunc_ok = 0, err_ok = 0;
-
-	if (!dir)
-		dir = ".";
-	check_fixture(dir, "hogs3on2.dat");
-	check_fixture(dir, "rtapp-periodic.dat");
-
-	snprintf(path, sizeof(path), "%s/tests/fixtures/hogs3on2.dat", dir);
-	check_segments(path, "hogs3on2.dat");
-	snprintf(path, sizeof(path), "%s/tests/fixtures/rtapp-periodic.dat", dir);
-	check_segments(path, "rtapp-periodic.dat");
-	snprintf(path, sizeof(path), "%s/tests/fixtures/hogs2on2.dat", dir);
-	check_faults(path);
-	check_pelt_lost(dir);
-	check_file_source(dir);
+	struct acc a;
+	int rc;
 
 	/* missing file */
 	rc = read_acc("/nonexistent/x.dat", &a, &info, err);
@@ -565,36 +548,38 @@ int main(void)
 	is_int(rc, -ENODATA, "no-switch.dat: -ENODATA (%s)", err);
 	ok(strstr(err, "no sched_switch events") != NULL, "no-switch.dat: reason '%s'", err);
 	is_u64(a.n, 0, "no-switch.dat: nothing delivered");
+}
 
-	/* load hogs3on2.dat to damage copies of it */
-	snprintf(path, sizeof(path), "%s/tests/fixtures/hogs3on2.dat", dir);
-	f = fopen(path, "rb");
+/* The whole of @path in memory (its size in @len), NULL with a failed test if not. */
+static unsigned char *load_file(const char *path, size_t *len)
+{
+	unsigned char *buf;
+	FILE *f = fopen(path, "rb");
+
 	if (!f) {
 		ok(0, "open %s", path);
-		return tap_done();
+		return NULL;
 	}
 	fseek(f, 0, SEEK_END);
-	len = (size_t)ftell(f);
+	*len = (size_t)ftell(f);
 	rewind(f);
-	buf = malloc(len);
-	if (!buf || fread(buf, 1, len, f) != len) {
+	buf = malloc(*len);
+	if (!buf || fread(buf, 1, *len, f) != *len) {
 		ok(0, "read %s", path);
 		fclose(f);
-		return tap_done();
+		return NULL;
 	}
 	fclose(f);
-	rc = read_acc(path, &full, &info, err);
-	if (!mkdtemp(tmp)) {
-		ok(0, "mkdtemp");
-		return tap_done();
-	}
-	snprintf(cut, sizeof(cut), "%s/x.dat", tmp);
-	{
-		char fx[4096];
+	return buf;
+}
 
-		snprintf(fx, sizeof(fx), "%s/tests/fixtures/hogs2on2.dat", dir);
-		check_formats(fx, tmp);
-	}
+/* A bad magic, headers cut short and an empty file are refused. */
+static void check_bad_headers(const char *cut, unsigned char *buf, size_t len)
+{
+	char err[SOURCE_ERR_LEN];
+	struct source_info info;
+	struct acc a;
+	int rc;
 
 	/* zeroed magic */
 	buf[0] ^= 0xff;
@@ -614,22 +599,31 @@ int main(void)
 	write_copy(cut, buf, 0);
 	rc = read_acc(cut, &a, &info, err);
 	is_int(rc, -EINVAL, "empty file: -EINVAL (%s)", err);
+}
 
-	/*
-	 * Cut at every 1/64 of the file and at 200 pseudo-random offsets in
-	 * its last 1/16 (the event data is at the end, after ~1 MB of
-	 * headers): either an error with a reason and no events, or a read
-	 * whose events are in order and no more than the whole file has;
-	 * flagged truncated unless every event survived.
-	 */
+/*
+ * Cut at every 1/64 of the file and at 200 pseudo-random offsets in
+ * its last 1/16 (the event data is at the end, after ~1 MB of
+ * headers): either an error with a reason and no events, or a read
+ * whose events are in order and no more than the whole file has;
+ * flagged truncated unless every event survived.
+ */
+static void check_cuts(const char *cut, const unsigned char *buf, size_t len,
+		       const struct acc *full)
+{
+	char err[SOURCE_ERR_LEN];
+	struct source_info info;
+	struct acc a;
+	int rc, bad_cut = 0, trunc_ok = 0, err_ok = 0;
+
 	srand(12345);
 	for (int i = 1; i < 64 + 200; i++) {
 		size_t at = i < 64 ? len * (size_t)i / 64 : len - 1 - (size_t)rand() % (len / 16);
 
 		write_copy(cut, buf, at);
 		rc = read_acc(cut, &a, &info, err);
-		if (rc == 0 && a.monotonic && a.n <= full.n && a.n > 0 &&
-		    (a.n == full.n || (info.truncated && info.warning[0])))
+		if (rc == 0 && a.monotonic && a.n <= full->n && a.n > 0 &&
+		    (a.n == full->n || (info.truncated && info.warning[0])))
 			trunc_ok++;
 		else if (rc < 0 && err[0] && a.n == 0)
 			err_ok++;
@@ -641,87 +635,147 @@ int main(void)
 	}
 	is_int(bad_cut, 0, "263 cuts: %d read up to the cut, %d clean errors", trunc_ok, err_ok);
 	ok(trunc_ok >= 50, "cuts inside the event data are read up to the cut (%d)", trunc_ok);
+}
 
-	/*
-	 * Cuts in the last 256 bytes: the string table (~117 bytes), the last
-	 * options section (the data map, ~98 bytes) and the end of the event
-	 * data.  At every offset the tail check sees the cut (cheap); at every
-	 * 16th and around the section borders a whole read keeps every event
-	 * (or those up to the cut) and says it was cut off.
-	 */
-	{
-		int tail_bad = 0, tail_all = 0, reads = 0, unseen = 0;
+/*
+ * Cuts in the last 256 bytes: the string table (~117 bytes), the last
+ * options section (the data map, ~98 bytes) and the end of the event
+ * data.  At every offset the tail check sees the cut (cheap); at every
+ * 16th and around the section borders a whole read keeps every event
+ * (or those up to the cut) and says it was cut off.
+ */
+static void check_tail_cuts(const char *cut, const unsigned char *buf, size_t len,
+			    const struct acc *full)
+{
+	char err[SOURCE_ERR_LEN];
+	struct source_info info;
+	struct acc a;
+	int rc, tail_bad = 0, tail_all = 0, reads = 0, unseen = 0;
 
-		for (size_t back = 1; back <= 256; back++) {
-			size_t at = len - back;
-			int tc;
+	for (size_t back = 1; back <= 256; back++) {
+		size_t at = len - back;
+		int tc;
 
-			write_copy(cut, buf, at);
-			tc = tracedat_tail_cut(cut);
-			if (tc == TRACEDAT_COMPLETE) {
-				unseen++;
-				diag("cut %zu bytes before the end: not seen by tracedat_tail_cut", back);
-			}
-			if (back % 16 && !(back >= 114 && back <= 121) && !(back >= 212 && back <= 219))
-				continue;
-			reads++;
-			rc = read_acc(cut, &a, &info, err);
-			if (rc == 0 && a.monotonic && a.n > 0 && a.n <= full.n && info.truncated &&
-			    strstr(info.warning, "cut off")) {
-				tail_all += a.n == full.n;
-				continue;
-			}
-			tail_bad++;
-			diag("cut %zu bytes before the end: rc %d truncated %d events %llu/%llu "
-			     "err '%s' warning '%s'", back, rc, info.truncated,
-			     (unsigned long long)a.n, (unsigned long long)full.n, err,
-			     info.warning);
+		write_copy(cut, buf, at);
+		tc = tracedat_tail_cut(cut);
+		if (tc == TRACEDAT_COMPLETE) {
+			unseen++;
+			diag("cut %zu bytes before the end: not seen by tracedat_tail_cut", back);
 		}
-		is_int(unseen, 0, "cuts 1..256 bytes before the end: each one seen as a cut");
-		is_int(tail_bad, 0, "%d of those cuts read: each read and flagged truncated", reads);
-		ok(tail_all >= 18, "the cuts after the event data keep every event (%d)", tail_all);
-	}
-
-	/* walking back from the end, the first cut that loses events */
-	{
-		size_t at = len;
-
-		do {
-			at -= 512;
-			write_copy(cut, buf, at);
-			rc = read_acc(cut, &a, &info, err);
-		} while (at > len / 2 && rc == 0 && a.n == full.n);
-		ok(rc == 0 && info.truncated && a.n > 0 && a.n < full.n,
-		   "cut at %zu: %llu of %llu events, truncated (%s)", at,
-		   (unsigned long long)a.n, (unsigned long long)full.n, err);
-		ok(strstr(info.warning, "cut off") != NULL, "cut at %zu: warning '%s'", at,
-		   info.warning);
-		/* the repaired copy (a memfd) read in segments too */
-		check_segments(cut, "cut copy");
-	}
-
-	/* flipped bytes: 300 single-byte flips anywhere, nothing may crash */
-	{
-		int errs = 0, reads = 0;
-
-		for (int i = 0; i < 300; i++) {
-			size_t at = (size_t)rand() % len;
-			unsigned char old = buf[at];
-
-			buf[at] ^= (unsigned char)(1 + rand() % 255);
-			write_copy(cut, buf, len);
-			buf[at] = old;
-			rc = read_acc(cut, &a, &info, err);
-			if (rc == -ENOTRECOVERABLE)
-				diag("flip at %zu: %s", at, err);
-			else if (rc < 0)
-				errs += err[0] != 0;
-			else
-				reads += a.monotonic;
+		if (back % 16 && !(back >= 114 && back <= 121) && !(back >= 212 && back <= 219))
+			continue;
+		reads++;
+		rc = read_acc(cut, &a, &info, err);
+		if (rc == 0 && a.monotonic && a.n > 0 && a.n <= full->n && info.truncated &&
+		    strstr(info.warning, "cut off")) {
+			tail_all += a.n == full->n;
+			continue;
 		}
-		is_int(errs + reads, 300, "300 byte flips: %d reads in order, %d errors with reason",
-		       reads, errs);
+		tail_bad++;
+		diag("cut %zu bytes before the end: rc %d truncated %d events %llu/%llu "
+		     "err '%s' warning '%s'", back, rc, info.truncated,
+		     (unsigned long long)a.n, (unsigned long long)full->n, err,
+		     info.warning);
 	}
+	is_int(unseen, 0, "cuts 1..256 bytes before the end: each one seen as a cut");
+	is_int(tail_bad, 0, "%d of those cuts read: each read and flagged truncated", reads);
+	ok(tail_all >= 18, "the cuts after the event data keep every event (%d)", tail_all);
+}
+
+/* Walking back from the end, the first cut that loses events. */
+static void check_first_lossy_cut(const char *cut, const unsigned char *buf, size_t len,
+				  const struct acc *full)
+{
+	char err[SOURCE_ERR_LEN];
+	struct source_info info;
+	struct acc a;
+	size_t at = len;
+	int rc;
+
+	do {
+		at -= 512;
+		write_copy(cut, buf, at);
+		rc = read_acc(cut, &a, &info, err);
+	} while (at > len / 2 && rc == 0 && a.n == full->n);
+	ok(rc == 0 && info.truncated && a.n > 0 && a.n < full->n,
+	   "cut at %zu: %llu of %llu events, truncated (%s)", at,
+	   (unsigned long long)a.n, (unsigned long long)full->n, err);
+	ok(strstr(info.warning, "cut off") != NULL, "cut at %zu: warning '%s'", at,
+	   info.warning);
+	/* the repaired copy (a memfd) read in segments too */
+	check_segments(cut, "cut copy");
+}
+
+/* Flipped bytes: 300 single-byte flips anywhere, nothing may crash. */
+static void check_flips(const char *cut, unsigned char *buf, size_t len)
+{
+	char err[SOURCE_ERR_LEN];
+	struct source_info info;
+	struct acc a;
+	int rc, errs = 0, reads = 0;
+
+	for (int i = 0; i < 300; i++) {
+		size_t at = (size_t)rand() % len;
+		unsigned char old = buf[at];
+
+		buf[at] ^= (unsigned char)(1 + rand() % 255);
+		write_copy(cut, buf, len);
+		buf[at] = old;
+		rc = read_acc(cut, &a, &info, err);
+		if (rc == -ENOTRECOVERABLE)
+			diag("flip at %zu: %s", at, err);
+		else if (rc < 0)
+			errs += err[0] != 0;
+		else
+			reads += a.monotonic;
+	}
+	is_int(errs + reads, 300, "300 byte flips: %d reads in order, %d errors with reason",
+	       reads, errs);
+}
+
+int main(void)
+{
+	const char *dir = getenv("top_srcdir");
+	char path[4096], tmp[] = "/tmp/imb-tdXXXXXX", cut[4200], err[SOURCE_ERR_LEN];
+	struct source_info info;
+	unsigned char *buf;
+	struct acc full;
+	size_t len = 0;
+
+	if (!dir)
+		dir = ".";
+	check_fixture(dir, "hogs3on2.dat");
+	check_fixture(dir, "rtapp-periodic.dat");
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/hogs3on2.dat", dir);
+	check_segments(path, "hogs3on2.dat");
+	snprintf(path, sizeof(path), "%s/tests/fixtures/rtapp-periodic.dat", dir);
+	check_segments(path, "rtapp-periodic.dat");
+	snprintf(path, sizeof(path), "%s/tests/fixtures/hogs2on2.dat", dir);
+	check_faults(path);
+	check_pelt_lost(dir);
+	check_file_source(dir);
+	check_unreadable(dir);
+
+	/* load hogs3on2.dat to damage copies of it */
+	snprintf(path, sizeof(path), "%s/tests/fixtures/hogs3on2.dat", dir);
+	buf = load_file(path, &len);
+	if (!buf)
+		return tap_done();
+	read_acc(path, &full, &info, err);
+	if (!mkdtemp(tmp)) {
+		ok(0, "mkdtemp");
+		return tap_done();
+	}
+	snprintf(cut, sizeof(cut), "%s/x.dat", tmp);
+	snprintf(path, sizeof(path), "%s/tests/fixtures/hogs2on2.dat", dir);
+	check_formats(path, tmp);
+
+	check_bad_headers(cut, buf, len);
+	check_cuts(cut, buf, len, &full);
+	check_tail_cuts(cut, buf, len, &full);
+	check_first_lossy_cut(cut, buf, len, &full);
+	check_flips(cut, buf, len);
 
 	unlink(cut);
 	rmdir(tmp);

@@ -220,18 +220,168 @@ static int measure_drain(int seconds)
 	return source_tracefs_close(s) ? 1 : 0;
 }
 
+/* The instance at @path while open: its trace clock and buffer size. */
+static void check_instance(struct source_tracefs *s, const char *path)
+{
+	struct source_tracefs_stats st;
+	struct stat sb;
+	char f[160];
+	int kb;
+
+	source_tracefs_stats(s, &st);
+	ok(stat(path, &sb) == 0, "instance %s exists while open", path + strlen(TRACING) + 1);
+	ok(!strcmp(st.clock, "mono"), "default trace clock is mono (got %s)", st.clock);
+	snprintf(f, sizeof(f), "%s/trace_clock", path);
+	ok(strstr(slurp(f), "[mono]") != NULL, "instance trace_clock shows [mono]");
+	snprintf(f, sizeof(f), "%s/buffer_size_kb", path);
+	kb = atoi(slurp(f));	/* the kernel rounds up to whole sub-buffers */
+	ok(kb >= SOURCE_TRACEFS_BUFFER_KB && kb < SOURCE_TRACEFS_BUFFER_KB * 101 / 100,
+	   "per-CPU buffer is %d KiB (asked %d)", kb, SOURCE_TRACEFS_BUFFER_KB);
+}
+
+/* The hog threads run while the source is polled, then the rest drains. */
+static void poll_hogs(struct source_tracefs *s, struct acc *a, struct hog *hogs)
+{
+	uint64_t t0;
+	int i, ret;
+
+	for (i = 0; i < NHOGS; i++)
+		pthread_create(&hogs[i].th, NULL, hog_run, &hogs[i]);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	while (now_ns(CLOCK_MONOTONIC) - t0 < HOG_NS + 200000000ull) {
+		ret = source_tracefs_poll(s, 50, on_event, a);
+		if (ret < 0) {
+			diag("poll: %s", strerror(-ret));
+			break;
+		}
+	}
+	for (i = 0; i < NHOGS; i++)
+		pthread_join(hogs[i].th, NULL);
+	usleep(20000);
+	ret = source_tracefs_drain(s, on_event, a);
+	ok(ret >= 0, "drain delivers the rest (%d)", ret);
+}
+
+/* The events the hogs caused: kinds, order, each one's runtime and its fork's comm. */
+static void check_hog_events(const struct acc *a, const struct hog *hogs)
+{
+	int i;
+
+	ok(a->kinds[IMB_EV_SWITCH] > 100, "sched_switch events seen (%" PRIu64 ")",
+	   a->kinds[IMB_EV_SWITCH]);
+	ok(a->kinds[IMB_EV_WAKEUP_NEW] >= NHOGS, "sched_wakeup_new seen for the threads (%"
+	   PRIu64 ")", a->kinds[IMB_EV_WAKEUP_NEW]);
+	ok(a->kinds[IMB_EV_FORK] >= NHOGS, "sched_process_fork seen (%" PRIu64 ")",
+	   a->kinds[IMB_EV_FORK]);
+	ok(a->kinds[IMB_EV_EXIT] >= NHOGS, "sched_process_exit seen (%" PRIu64 ")",
+	   a->kinds[IMB_EV_EXIT]);
+	is_u64(a->disorder, 0, "%" PRIu64 " events delivered in time order", a->events);
+	diag("lost %" PRIu64 ", kinds: switch %" PRIu64 " wakeup %" PRIu64 " waking %"
+	     PRIu64 " migrate %" PRIu64 " runtime %" PRIu64, a->lost,
+	     a->kinds[IMB_EV_SWITCH], a->kinds[IMB_EV_WAKEUP], a->kinds[IMB_EV_WAKING],
+	     a->kinds[IMB_EV_MIGRATE], a->kinds[IMB_EV_RUNTIME]);
+	for (i = 0; i < NHOGS; i++) {
+		unsigned int k = (unsigned int)hogs[i].tid % PID_SLOTS;
+		uint64_t got = a->owner[k] == hogs[i].tid ? a->runtime[k] : 0;
+		double rel = hogs[i].cpu_ns ? ((double)got - (double)hogs[i].cpu_ns) /
+					     (double)hogs[i].cpu_ns : 1.0;
+
+		ok(hogs[i].cpu_ns > 100000000ull && rel < 0.02 && rel > -0.02,
+		   "thread %d: sched_stat_runtime sum %.3f ms vs own CPU time %.3f ms "
+		   "(%+.3f %%)", hogs[i].tid, got / 1e6, hogs[i].cpu_ns / 1e6, rel * 100);
+	}
+	{
+		/* 6.16+ records child_comm as __data_loc: checks that path. */
+		char comm[IMB_COMM_LEN] = "";
+		const char *got = a->fork_comm[(unsigned int)hogs[0].tid % PID_SLOTS];
+
+		prctl(PR_GET_NAME, comm);
+		ok(comm[0] && !strcmp(got, comm), "fork event names the thread: child_comm "
+		   "\"%s\" (want \"%s\")", got, comm);
+	}
+}
+
+/* Stale instances go at cleanup; a live pid's stays. */
+static void check_stale_cleanup(void)
+{
+	char path[128];
+	struct stat sb;
+	int ret, removed = -1;
+	pid_t stale = 999999;
+
+	/* A daemon killed with -9 leaves its instance behind. */
+	while (stale > 1000 && !(kill(stale, 0) < 0 && errno == ESRCH))
+		stale--;
+	snprintf(path, sizeof(path), TRACING "/instances/imbalanced-%d", (int)stale);
+	ok(mkdir(path, 0755) == 0, "stale instance %s created by hand",
+	   path + strlen(TRACING) + 1);
+	ret = source_tracefs_cleanup_stale(&removed);
+	is_int(ret, 0, "cleanup_stale succeeds");
+	ok(removed >= 1, "cleanup_stale removed %d instance(s)", removed);
+	ok(stat(path, &sb) < 0 && errno == ENOENT, "stale instance is gone");
+
+	/* A live pid's instance is left alone (our own pid, by hand). */
+	snprintf(path, sizeof(path), TRACING "/instances/imbalanced-%d", (int)getpid());
+	if (ok(mkdir(path, 0755) == 0, "instance of a live pid created by hand")) {
+		source_tracefs_cleanup_stale(NULL);
+		ok(stat(path, &sb) == 0, "instance of a live pid is kept");
+		rmdir(path);
+	}
+}
+
+/* A buffer too small for the load: losses are reported, not hidden. */
+static void check_small_buffer(struct hog *hogs)
+{
+	struct source_tracefs_opts o = { .buffer_kb = 16 };
+	static struct acc b;
+	struct source_tracefs_stats st;
+	char err[SOURCE_ERR_LEN] = "";
+	struct source_tracefs *s;
+	int i, ret;
+
+	s = source_tracefs_open(&o, err);
+	if (!ok(s != NULL, "source opens with a 16 KiB buffer"))
+		return;
+	for (i = 0; i < NHOGS; i++)
+		pthread_create(&hogs[i].th, NULL, churn_run, &hogs[i]);
+	for (i = 0; i < NHOGS; i++)
+		pthread_join(hogs[i].th, NULL);
+	ret = source_tracefs_drain(s, on_event, &b);
+	source_tracefs_stats(s, &st);
+	ok(ret > 0 && b.lost > 0 && b.lost == st.lost_events,
+	   "overflow while not polling is delivered as IMB_EV_LOST (%" PRIu64
+	   " lost, kernel overrun %" PRIu64 ")", b.lost, st.overrun_kernel);
+	ok(b.lost <= st.overrun_kernel + st.dropped_kernel + 0,
+	   "lost count does not exceed the kernel's own counters");
+	is_u64(b.disorder, 0, "%" PRIu64 " events still in time order", b.events);
+	is_int(source_tracefs_close(s), 0, "close succeeds");
+}
+
+/* Bad options fail cleanly and leave nothing behind. */
+static void check_bad_options(void)
+{
+	struct source_tracefs_opts o = { .clock = "no-such-clock" };
+	char err[SOURCE_ERR_LEN] = "", path[128];
+	struct source_tracefs *s;
+	struct stat sb;
+
+	s = source_tracefs_open(&o, err);
+	ok(s == NULL && errno == EINVAL, "unknown trace clock is refused: %s", err);
+	source_tracefs_close(s);
+	snprintf(path, sizeof(path), TRACING "/instances/imbalanced-%d", (int)getpid());
+	ok(stat(path, &sb) < 0, "failed open leaves no instance");
+}
+
 int main(int argc, char **argv)
 {
 	static struct acc a;
 	static char before[8][4096];
 	struct hog hogs[NHOGS];
-	struct source_tracefs_stats st;
 	struct source_info info;
 	char err[SOURCE_ERR_LEN] = "", path[128];
 	struct source_tracefs *s;
 	struct stat sb;
-	int i, ret, removed = -1;
-	pid_t stale = 999999;
+	int i;
 
 	if (argc == 3 && !strcmp(argv[1], "--measure"))
 		return measure(atoi(argv[2]));
@@ -255,72 +405,10 @@ int main(int argc, char **argv)
 		diag("error: %s", err);
 		return tap_done();
 	}
-	source_tracefs_stats(s, &st);
 	snprintf(path, sizeof(path), TRACING "/instances/imbalanced-%d", (int)getpid());
-	ok(stat(path, &sb) == 0, "instance %s exists while open", path + strlen(TRACING) + 1);
-	ok(!strcmp(st.clock, "mono"), "default trace clock is mono (got %s)", st.clock);
-	{
-		char f[160];
-
-		snprintf(f, sizeof(f), "%s/trace_clock", path);
-		ok(strstr(slurp(f), "[mono]") != NULL, "instance trace_clock shows [mono]");
-		snprintf(f, sizeof(f), "%s/buffer_size_kb", path);
-		i = atoi(slurp(f));	/* the kernel rounds up to whole sub-buffers */
-		ok(i >= SOURCE_TRACEFS_BUFFER_KB && i < SOURCE_TRACEFS_BUFFER_KB * 101 / 100,
-		   "per-CPU buffer is %d KiB (asked %d)", i, SOURCE_TRACEFS_BUFFER_KB);
-	}
-
-	for (i = 0; i < NHOGS; i++)
-		pthread_create(&hogs[i].th, NULL, hog_run, &hogs[i]);
-	{
-		uint64_t t0 = now_ns(CLOCK_MONOTONIC);
-
-		while (now_ns(CLOCK_MONOTONIC) - t0 < HOG_NS + 200000000ull) {
-			ret = source_tracefs_poll(s, 50, on_event, &a);
-			if (ret < 0) {
-				diag("poll: %s", strerror(-ret));
-				break;
-			}
-		}
-	}
-	for (i = 0; i < NHOGS; i++)
-		pthread_join(hogs[i].th, NULL);
-	usleep(20000);
-	ret = source_tracefs_drain(s, on_event, &a);
-	ok(ret >= 0, "drain delivers the rest (%d)", ret);
-
-	ok(a.kinds[IMB_EV_SWITCH] > 100, "sched_switch events seen (%" PRIu64 ")",
-	   a.kinds[IMB_EV_SWITCH]);
-	ok(a.kinds[IMB_EV_WAKEUP_NEW] >= NHOGS, "sched_wakeup_new seen for the threads (%"
-	   PRIu64 ")", a.kinds[IMB_EV_WAKEUP_NEW]);
-	ok(a.kinds[IMB_EV_FORK] >= NHOGS, "sched_process_fork seen (%" PRIu64 ")",
-	   a.kinds[IMB_EV_FORK]);
-	ok(a.kinds[IMB_EV_EXIT] >= NHOGS, "sched_process_exit seen (%" PRIu64 ")",
-	   a.kinds[IMB_EV_EXIT]);
-	is_u64(a.disorder, 0, "%" PRIu64 " events delivered in time order", a.events);
-	diag("lost %" PRIu64 ", kinds: switch %" PRIu64 " wakeup %" PRIu64 " waking %"
-	     PRIu64 " migrate %" PRIu64 " runtime %" PRIu64, a.lost,
-	     a.kinds[IMB_EV_SWITCH], a.kinds[IMB_EV_WAKEUP], a.kinds[IMB_EV_WAKING],
-	     a.kinds[IMB_EV_MIGRATE], a.kinds[IMB_EV_RUNTIME]);
-	for (i = 0; i < NHOGS; i++) {
-		unsigned int k = (unsigned int)hogs[i].tid % PID_SLOTS;
-		uint64_t got = a.owner[k] == hogs[i].tid ? a.runtime[k] : 0;
-		double rel = hogs[i].cpu_ns ? ((double)got - (double)hogs[i].cpu_ns) /
-					     (double)hogs[i].cpu_ns : 1.0;
-
-		ok(hogs[i].cpu_ns > 100000000ull && rel < 0.02 && rel > -0.02,
-		   "thread %d: sched_stat_runtime sum %.3f ms vs own CPU time %.3f ms "
-		   "(%+.3f %%)", hogs[i].tid, got / 1e6, hogs[i].cpu_ns / 1e6, rel * 100);
-	}
-	{
-		/* 6.16+ records child_comm as __data_loc: checks that path. */
-		char comm[IMB_COMM_LEN] = "";
-		const char *got = a.fork_comm[(unsigned int)hogs[0].tid % PID_SLOTS];
-
-		prctl(PR_GET_NAME, comm);
-		ok(comm[0] && !strcmp(got, comm), "fork event names the thread: child_comm "
-		   "\"%s\" (want \"%s\")", got, comm);
-	}
+	check_instance(s, path);
+	poll_hogs(s, &a, hogs);
+	check_hog_events(&a, hogs);
 	source_tracefs_info(s, &info);
 	ok(!strcmp(info.format, "tracefs") && info.nr_cpus >= 1 &&
 	   info.events == a.events, "info: format tracefs, %d CPUs, %" PRIu64 " events",
@@ -333,57 +421,8 @@ int main(int argc, char **argv)
 		ok(!strcmp(before[i], slurp(top_files[i])), "top-level %s unchanged",
 		   top_files[i] + strlen(TRACING) + 1);
 
-	/* A daemon killed with -9 leaves its instance behind. */
-	while (stale > 1000 && !(kill(stale, 0) < 0 && errno == ESRCH))
-		stale--;
-	snprintf(path, sizeof(path), TRACING "/instances/imbalanced-%d", (int)stale);
-	ok(mkdir(path, 0755) == 0, "stale instance %s created by hand",
-	   path + strlen(TRACING) + 1);
-	ret = source_tracefs_cleanup_stale(&removed);
-	is_int(ret, 0, "cleanup_stale succeeds");
-	ok(removed >= 1, "cleanup_stale removed %d instance(s)", removed);
-	ok(stat(path, &sb) < 0 && errno == ENOENT, "stale instance is gone");
-
-	/* A live pid's instance is left alone (our own pid, by hand). */
-	snprintf(path, sizeof(path), TRACING "/instances/imbalanced-%d", (int)getpid());
-	if (ok(mkdir(path, 0755) == 0, "instance of a live pid created by hand")) {
-		source_tracefs_cleanup_stale(NULL);
-		ok(stat(path, &sb) == 0, "instance of a live pid is kept");
-		rmdir(path);
-	}
-
-	/* A buffer too small for the load: losses are reported, not hidden. */
-	{
-		struct source_tracefs_opts o = { .buffer_kb = 16 };
-		static struct acc b;
-
-		s = source_tracefs_open(&o, err);
-		if (ok(s != NULL, "source opens with a 16 KiB buffer")) {
-			for (i = 0; i < NHOGS; i++)
-				pthread_create(&hogs[i].th, NULL, churn_run, &hogs[i]);
-			for (i = 0; i < NHOGS; i++)
-				pthread_join(hogs[i].th, NULL);
-			ret = source_tracefs_drain(s, on_event, &b);
-			source_tracefs_stats(s, &st);
-			ok(ret > 0 && b.lost > 0 && b.lost == st.lost_events,
-			   "overflow while not polling is delivered as IMB_EV_LOST (%" PRIu64
-			   " lost, kernel overrun %" PRIu64 ")", b.lost, st.overrun_kernel);
-			ok(b.lost <= st.overrun_kernel + st.dropped_kernel + 0,
-			   "lost count does not exceed the kernel's own counters");
-			is_u64(b.disorder, 0, "%" PRIu64 " events still in time order", b.events);
-			is_int(source_tracefs_close(s), 0, "close succeeds");
-		}
-	}
-
-	/* Bad options fail cleanly and leave nothing behind. */
-	{
-		struct source_tracefs_opts o = { .clock = "no-such-clock" };
-
-		s = source_tracefs_open(&o, err);
-		ok(s == NULL && errno == EINVAL, "unknown trace clock is refused: %s", err);
-		source_tracefs_close(s);
-		snprintf(path, sizeof(path), TRACING "/instances/imbalanced-%d", (int)getpid());
-		ok(stat(path, &sb) < 0, "failed open leaves no instance");
-	}
+	check_stale_cleanup();
+	check_small_buffer(hogs);
+	check_bad_options();
 	return tap_done();
 }

@@ -174,28 +174,10 @@ static struct store *open_fake(const char *name, int max_version, uint32_t batch
 	return s;
 }
 
-static void test_commit_and_read(void)
+/* Two windows commit; the second updates the first's finding and adds one. */
+static void commit_two_windows(struct store *s, int64_t run)
 {
-	const char *p = db_path("basic.db");
-	struct store_run_info ri = { .source = "text", .host = "h", .kernel = "6.18",
-				     .nr_cpus = 2, .window_ns = SEC };
-	struct store *s = open_fake("basic.db", 0, 0);
-	struct store_reader *r;
-	struct imb_window *w, *got = NULL;
-	struct imb_finding *fs = NULL;
-	struct store_point *pts = NULL;
-	size_t nf = 0, np = 0;
-	int64_t run;
-	int minute;
-
-	fake_now = 1000 * DAY;
-	ok(s != NULL, "a new database opens");
-	if (!s)
-		return;
-	is_int(store_schema_version(s), STORE_SCHEMA_VERSION, "new database is at the latest schema");
-	ok(!strcmp(qtext(p, "PRAGMA journal_mode"), "wal"), "the database is in WAL mode");
-	run = store_run_begin(s, &ri);
-	ok(run > 0, "run begins with id %lld", (long long)run);
+	struct imb_window *w;
 
 	w = mk_window(10 * SEC, 20, 1);
 	add_finding(w, 1, "overload", IMB_SEV_WARNING, 1);
@@ -206,7 +188,11 @@ static void test_commit_and_read(void)
 	add_finding(w, 2, "unfairness", IMB_SEV_INFO, 1);
 	is_int(store_window_commit(s, run, w), 0, "second window commits");
 	imb_window_free(w);
+}
 
+/* The rows the two windows left, read with plain SQL. */
+static void check_committed_rows(struct store *s, const char *p)
+{
 	is_int(q1(p, "SELECT count(*) FROM cpu_samples"), 4, "one cpu row per CPU per window");
 	is_int(q1(p, "SELECT count(*) FROM cpu_samples WHERE t_ns = 10000000000 AND kernel_util_avg IS NULL"),
 	       2, "kernel_* are NULL when IMB_UNKNOWN");
@@ -220,56 +206,180 @@ static void test_commit_and_read(void)
 		  " AND open = 0 AND t_end_ns = 11000000000"), 1, "the finding row holds its latest state");
 	ok(store_size_bytes(s) > 0, "size reported (%llu bytes)", (unsigned long long)store_size_bytes(s));
 	is_int(q1(p, "PRAGMA user_version"), STORE_SCHEMA_VERSION, "user_version is the schema version");
+}
 
-	r = store_reader_open(p, NULL);
+/* The reader's findings query and its severity, kind and since filters. */
+static void check_reader_findings(struct store_reader *r)
+{
+	struct store_finding_query fq = { .since_ns = 0, .kind = NULL, .severity = -1 };
+	struct imb_finding *fs = NULL;
+	size_t nf = 0;
+
+	is_int(store_reader_findings(r, &fq, &fs, &nf), 0, "findings read");
+	is_int(nf, 2, "two findings");
+	free(fs);
+	fq.severity = IMB_SEV_WARNING;
+	store_reader_findings(r, &fq, &fs, &nf);
+	ok(nf == 1 && !strcmp(fs[0].kind, "overload") && fs[0].severity == IMB_SEV_CRITICAL &&
+	   !strcmp(fs[0].evidence, "{\"runnable_avg\":800}"),
+	   "severity filter: at least warning; evidence kept");
+	free(fs);
+	fq.severity = -1;
+	fq.kind = "unfairness";
+	store_reader_findings(r, &fq, &fs, &nf);
+	ok(nf == 1 && fs[0].open, "kind filter");
+	free(fs);
+	fq.kind = NULL;
+	fq.since_ns = 12 * SEC;
+	store_reader_findings(r, &fq, &fs, &nf);
+	is_int(nf, 0, "since filter");
+	free(fs);
+}
+
+/* A reader opened beside the writer: status, latest window, findings, series. */
+static void check_reader(const char *p, int64_t run)
+{
+	struct store_reader *r = store_reader_open(p, NULL);
+	struct store_series_query sq = { .metric = "runnable_avg", .cpu = 1 };
+	struct store_status st;
+	struct imb_window *got = NULL;
+	struct store_point *pts = NULL;
+	size_t np = 0;
+	int minute;
+
 	ok(r != NULL, "reader opens while the writer is open");
-	if (r) {
-		struct store_status st;
-		struct store_finding_query fq = { .since_ns = 0, .kind = NULL, .severity = -1 };
-		struct store_series_query sq = { .metric = "runnable_avg", .cpu = 1 };
+	if (!r)
+		return;
+	is_int(store_reader_status(r, &st), 0, "status reads");
+	ok(st.run_id == run && st.windows == 2 && st.events == 2000 && st.lost_events == 2 &&
+	   !strcmp(st.kernel, "6.18"), "status: run, windows, events, lost, kernel");
+	is_int(store_reader_latest_window(r, &got), 0, "latest window rebuilt");
+	ok(got && got->t_end_ns == 11 * SEC && got->nr_cpus == 2 && got->nr_tasks == 8 &&
+	   got->nr_jobs == 1 && got->cpus[1].runnable_avg == 800 &&
+	   got->cpus[0].kernel_load_avg == IMB_UNKNOWN && !strcmp(got->jobs[0].key, "pid:100"),
+	   "latest window has the committed values");
+	imb_window_free(got);
+	check_reader_findings(r);
+	is_int(store_reader_timeseries(r, &sq, &pts, &np, NULL, NULL, &minute), 0, "timeseries reads");
+	ok(np == 2 && !minute && pts[0].t_ns == 10 * SEC && pts[1].value == 800 && pts[0].series == 1,
+	   "timeseries: cpu 1 runnable_avg, raw, in time order");
+	free(pts);
+	sq.metric = "util_avg; DROP TABLE runs";
+	is_int(store_reader_timeseries(r, &sq, &pts, &np, NULL, NULL, &minute), -EINVAL,
+	       "metric names are whitelisted");
+	ok(store_metric_valid("unfairness") == 2 && !store_metric_valid("bogus"),
+	   "store_metric_valid classifies metrics");
+	store_reader_close(r);
+}
 
-		is_int(store_reader_status(r, &st), 0, "status reads");
-		ok(st.run_id == run && st.windows == 2 && st.events == 2000 && st.lost_events == 2 &&
-		   !strcmp(st.kernel, "6.18"), "status: run, windows, events, lost, kernel");
-		is_int(store_reader_latest_window(r, &got), 0, "latest window rebuilt");
-		ok(got && got->t_end_ns == 11 * SEC && got->nr_cpus == 2 && got->nr_tasks == 8 &&
-		   got->nr_jobs == 1 && got->cpus[1].runnable_avg == 800 &&
-		   got->cpus[0].kernel_load_avg == IMB_UNKNOWN && !strcmp(got->jobs[0].key, "pid:100"),
-		   "latest window has the committed values");
-		imb_window_free(got);
-		is_int(store_reader_findings(r, &fq, &fs, &nf), 0, "findings read");
-		is_int(nf, 2, "two findings");
-		free(fs);
-		fq.severity = IMB_SEV_WARNING;
-		store_reader_findings(r, &fq, &fs, &nf);
-		ok(nf == 1 && !strcmp(fs[0].kind, "overload") && fs[0].severity == IMB_SEV_CRITICAL &&
-		   !strcmp(fs[0].evidence, "{\"runnable_avg\":800}"),
-		   "severity filter: at least warning; evidence kept");
-		free(fs);
-		fq.severity = -1;
-		fq.kind = "unfairness";
-		store_reader_findings(r, &fq, &fs, &nf);
-		ok(nf == 1 && fs[0].open, "kind filter");
-		free(fs);
-		fq.kind = NULL;
-		fq.since_ns = 12 * SEC;
-		store_reader_findings(r, &fq, &fs, &nf);
-		is_int(nf, 0, "since filter");
-		free(fs);
-		is_int(store_reader_timeseries(r, &sq, &pts, &np, NULL, NULL, &minute), 0, "timeseries reads");
-		ok(np == 2 && !minute && pts[0].t_ns == 10 * SEC && pts[1].value == 800 && pts[0].series == 1,
-		   "timeseries: cpu 1 runnable_avg, raw, in time order");
-		free(pts);
-		sq.metric = "util_avg; DROP TABLE runs";
-		is_int(store_reader_timeseries(r, &sq, &pts, &np, NULL, NULL, &minute), -EINVAL,
-		       "metric names are whitelisted");
-		ok(store_metric_valid("unfairness") == 2 && !store_metric_valid("bogus"),
-		   "store_metric_valid classifies metrics");
-		store_reader_close(r);
-	}
+static void test_commit_and_read(void)
+{
+	const char *p = db_path("basic.db");
+	struct store_run_info ri = { .source = "text", .host = "h", .kernel = "6.18",
+				     .nr_cpus = 2, .window_ns = SEC };
+	struct store *s = open_fake("basic.db", 0, 0);
+	int64_t run;
+
+	fake_now = 1000 * DAY;
+	ok(s != NULL, "a new database opens");
+	if (!s)
+		return;
+	is_int(store_schema_version(s), STORE_SCHEMA_VERSION, "new database is at the latest schema");
+	ok(!strcmp(qtext(p, "PRAGMA journal_mode"), "wal"), "the database is in WAL mode");
+	run = store_run_begin(s, &ri);
+	ok(run > 0, "run begins with id %lld", (long long)run);
+
+	commit_two_windows(s, run);
+	check_committed_rows(s, p);
+	check_reader(p, run);
 	store_close(s);
 	ok(store_reader_open(db_path("missing.db"), NULL) == NULL && errno == ENOENT,
 	   "reader refuses a missing file with ENOENT");
+}
+
+/* A version @from database holding a run's rows as a version-@from writer left them. */
+static void build_old_database(const char *name, const char *p, int from)
+{
+	struct store *s = open_fake(name, from, 0);
+
+	is_int(s ? store_schema_version(s) : -1, from, "built a version %d database", from);
+	store_close(s);
+	/* data as a version-N writer would have left it */
+	exec(p, "INSERT INTO runs(id, started_ns, source, host, kernel, nr_cpus, window_ns)"
+		" VALUES(1, 86400000000000000, 'tracefs', 'old', '6.1', 2, 1000000000);"
+		"INSERT INTO cpu_samples(run_id, t_ns, cpu, util_avg, runnable_avg, load_avg,"
+		" nr_running, capacity, group_type) VALUES(1, 5000000000, 0, 111, 222, 333, 1, 1024, 0),"
+		" (1, 5000000000, 1, 444, 555, 666, 3, 1024, 6);"
+		"INSERT INTO job_samples(run_id, t_ns, key, kind, tasks, unfairness)"
+		" VALUES(1, 5000000000, 'comm:hog', 'comm', 2, 0.5);"
+		"INSERT INTO findings(run_id, t_start_ns, t_end_ns, kind, severity, subject, value,"
+		" threshold, summary) VALUES(1, 4000000000, 5000000000, 'overload', 'warning',"
+		" 'cpu1', 3, 1, 'old finding');");
+	exec(p, "INSERT INTO alerts(run_id, t_ns, state, kind, severity, subject, value,"
+		" threshold, summary) VALUES(1, 5000000000, 'fired', 'overload', 'warning',"
+		" 'cpu1', 3, 1, 'old alert');");
+	if (from >= 2)
+		exec(p, "INSERT INTO windows VALUES(1, 4000000000, 5000000000, 77, 0);"
+			"UPDATE runs SET t0_ns = 4000000000;"
+			"UPDATE findings SET run_finding_id = 7;"
+			"UPDATE alerts SET finding_id = 0;");
+}
+
+/* The old run's rows after migration, in SQL and through the reader. */
+static void check_migrated_rows(const char *p, int from)
+{
+	struct store_reader *r;
+	struct imb_window *w = NULL;
+	struct store_alert *al = NULL;
+	size_t na = 0;
+
+	is_int(q1(p, "SELECT count(*) FROM cpu_samples WHERE run_id = 1"), 2,
+	       "v%d: cpu rows kept", from);
+	is_int(q1(p, "SELECT count(*) FROM windows WHERE run_id = 1"), 1,
+	       "v%d: window row present after migration", from);
+	is_int(q1(p, "SELECT count(*) FROM findings WHERE run_finding_id IS NOT NULL"), 1,
+	       "v%d: findings got a run-local id", from);
+	r = store_reader_open(p, NULL);
+	ok(r && store_reader_latest_window(r, &w) == 0 && w->nr_cpus == 2 &&
+	   w->cpus[1].runnable_avg == 555 && w->nr_jobs == 1,
+	   "v%d: migrated data reads through the reader", from);
+	imb_window_free(w);
+	ok(r && store_reader_alerts(r, 0, 0, &al, &na) == 0 && na == 1 &&
+	   !strcmp(al[0].alert.state, "fired") &&
+	   !strcmp(al[0].alert.finding.subject, "cpu1") &&
+	   al[0].alert.finding.id == 0 && al[0].alert.evidence_file[0] == 0 &&
+	   al[0].alert.t_ns == 5 * SEC,
+	   "v%d: the old alert reads back, with no evidence file or finding link",
+	   from);
+	free(al);
+	store_reader_close(r);
+}
+
+/* A new run after migration works and old minutes get downsampled. */
+static void check_new_run_after_migration(struct store *s, const char *p, int from)
+{
+	struct store_run_info ri = { .source = "text", .nr_cpus = 2, .window_ns = SEC };
+	int64_t run = store_run_begin(s, &ri);
+	struct imb_window *nw = mk_window(100 * SEC, 3, 1);
+
+	struct imb_alert a = { .state = "fired", .t_ns = 100 * SEC,
+			       .evidence_file = "/var/lib/imbalanced/flight-x.events.gz" };
+
+	add_finding(nw, 3, "overload", IMB_SEV_WARNING, 1);
+	is_int(store_window_commit(s, run, nw), 0, "v%d: commits after migration", from);
+	imb_window_free(nw);
+	snprintf(a.finding.kind, sizeof(a.finding.kind), "overload");
+	snprintf(a.finding.subject, sizeof(a.finding.subject), "cpu1");
+	a.finding.t_start_ns = 97 * SEC;
+	is_int(store_alert_insert(s, run, &a), 0, "v%d: an alert inserts after migration",
+	       from);
+	is_int(q1(p, "SELECT count(*) FROM alerts WHERE finding_id = 3 AND"
+		  " finding_t_start_ns = 97000000000 AND evidence_file ="
+		  " '/var/lib/imbalanced/flight-x.events.gz'"), 1,
+	       "v%d: the new alert row links its finding and evidence file", from);
+	if (from > 0)
+		is_int(q1(p, "SELECT count(*) FROM cpu_samples_1m WHERE run_id = 1"), 2,
+		       "v%d: the old run's minute is downsampled", from);
 }
 
 static void test_migrations(void)
@@ -278,93 +388,20 @@ static void test_migrations(void)
 		char name[32];
 		const char *p;
 		struct store *s;
-		struct store_reader *r;
-		struct imb_window *w = NULL;
 
 		snprintf(name, sizeof(name), "mig%d.db", from);
 		p = db_path(name);
 		fake_now = 1000 * DAY;
-		if (from > 0) {
-			s = open_fake(name, from, 0);
-			is_int(s ? store_schema_version(s) : -1, from, "built a version %d database", from);
-			store_close(s);
-			/* data as a version-N writer would have left it */
-			exec(p, "INSERT INTO runs(id, started_ns, source, host, kernel, nr_cpus, window_ns)"
-				" VALUES(1, 86400000000000000, 'tracefs', 'old', '6.1', 2, 1000000000);"
-				"INSERT INTO cpu_samples(run_id, t_ns, cpu, util_avg, runnable_avg, load_avg,"
-				" nr_running, capacity, group_type) VALUES(1, 5000000000, 0, 111, 222, 333, 1, 1024, 0),"
-				" (1, 5000000000, 1, 444, 555, 666, 3, 1024, 6);"
-				"INSERT INTO job_samples(run_id, t_ns, key, kind, tasks, unfairness)"
-				" VALUES(1, 5000000000, 'comm:hog', 'comm', 2, 0.5);"
-				"INSERT INTO findings(run_id, t_start_ns, t_end_ns, kind, severity, subject, value,"
-				" threshold, summary) VALUES(1, 4000000000, 5000000000, 'overload', 'warning',"
-				" 'cpu1', 3, 1, 'old finding');");
-			exec(p, "INSERT INTO alerts(run_id, t_ns, state, kind, severity, subject, value,"
-				" threshold, summary) VALUES(1, 5000000000, 'fired', 'overload', 'warning',"
-				" 'cpu1', 3, 1, 'old alert');");
-			if (from >= 2)
-				exec(p, "INSERT INTO windows VALUES(1, 4000000000, 5000000000, 77, 0);"
-					"UPDATE runs SET t0_ns = 4000000000;"
-					"UPDATE findings SET run_finding_id = 7;"
-					"UPDATE alerts SET finding_id = 0;");
-		}
+		if (from > 0)
+			build_old_database(name, p, from);
 		s = open_fake(name, 0, 0);
 		ok(s && store_schema_version(s) == STORE_SCHEMA_VERSION,
 		   "version %d database migrates to %d", from, STORE_SCHEMA_VERSION);
 		if (!s)
 			continue;
-		if (from > 0) {
-			is_int(q1(p, "SELECT count(*) FROM cpu_samples WHERE run_id = 1"), 2,
-			       "v%d: cpu rows kept", from);
-			is_int(q1(p, "SELECT count(*) FROM windows WHERE run_id = 1"), 1,
-			       "v%d: window row present after migration", from);
-			is_int(q1(p, "SELECT count(*) FROM findings WHERE run_finding_id IS NOT NULL"), 1,
-			       "v%d: findings got a run-local id", from);
-			r = store_reader_open(p, NULL);
-			ok(r && store_reader_latest_window(r, &w) == 0 && w->nr_cpus == 2 &&
-			   w->cpus[1].runnable_avg == 555 && w->nr_jobs == 1,
-			   "v%d: migrated data reads through the reader", from);
-			imb_window_free(w);
-			{
-				struct store_alert *al = NULL;
-				size_t na = 0;
-
-				ok(r && store_reader_alerts(r, 0, 0, &al, &na) == 0 && na == 1 &&
-				   !strcmp(al[0].alert.state, "fired") &&
-				   !strcmp(al[0].alert.finding.subject, "cpu1") &&
-				   al[0].alert.finding.id == 0 && al[0].alert.evidence_file[0] == 0 &&
-				   al[0].alert.t_ns == 5 * SEC,
-				   "v%d: the old alert reads back, with no evidence file or finding link",
-				   from);
-				free(al);
-			}
-			store_reader_close(r);
-		}
-		/* a new run after migration works and old minutes get downsampled */
-		{
-			struct store_run_info ri = { .source = "text", .nr_cpus = 2, .window_ns = SEC };
-			int64_t run = store_run_begin(s, &ri);
-			struct imb_window *nw = mk_window(100 * SEC, 3, 1);
-
-			struct imb_alert a = { .state = "fired", .t_ns = 100 * SEC,
-					       .evidence_file = "/var/lib/imbalanced/flight-x.events.gz" };
-
-			add_finding(nw, 3, "overload", IMB_SEV_WARNING, 1);
-			is_int(store_window_commit(s, run, nw), 0, "v%d: commits after migration", from);
-			imb_window_free(nw);
-			snprintf(a.finding.kind, sizeof(a.finding.kind), "overload");
-			snprintf(a.finding.subject, sizeof(a.finding.subject), "cpu1");
-			a.finding.t_start_ns = 97 * SEC;
-			is_int(store_alert_insert(s, run, &a), 0, "v%d: an alert inserts after migration",
-			       from);
-			is_int(q1(p, "SELECT count(*) FROM alerts WHERE finding_id = 3 AND"
-				  " finding_t_start_ns = 97000000000 AND evidence_file ="
-				  " '/var/lib/imbalanced/flight-x.events.gz'"), 1,
-			       "v%d: the new alert row links its finding and evidence file", from);
-			if (from > 0)
-				is_int(q1(p, "SELECT count(*) FROM cpu_samples_1m WHERE run_id = 1"), 2,
-				       "v%d: the old run's minute is downsampled", from);
-		}
+		if (from > 0)
+			check_migrated_rows(p, from);
+		check_new_run_after_migration(s, p, from);
 		store_close(s);
 		ok(!strcmp(qtext(p, "PRAGMA integrity_check"), "ok"), "v%d: integrity_check ok", from);
 	}
@@ -559,41 +596,28 @@ static long long file_size(const char *p)
  */
 #define NWIN 720
 
-static void test_size_bound(int old_file)
+/* Commit NWIN windows from @t0 on; @max_seen gets the peak size after the first quarter. */
+static int commit_past_bound(struct store *s, const char *p, int64_t run, uint64_t t0,
+			     uint64_t started_ns, long long *max_seen)
 {
-	const char *name = old_file ? "bound-old.db" : "bound.db";
-	const char *p = db_path(name);
-	const uint64_t bound = 1 << 20;
-	struct store_opts o = { .clock_ns = fake_clock, .max_tasks_per_window = 64,
-				.max_bytes = bound };
-	struct store_run_info ri = { .source = "bpf", .nr_cpus = 2, .window_ns = SEC };
-	struct store *s;
-	uint64_t t0 = 6000 * SEC;
-	long long max_seen = 0, first_1m, n1m;
 	int rc = 0, i;
-	int64_t run;
 
-	if (old_file)	/* a file that had a table before this version: no auto_vacuum */
-		exec(p, "PRAGMA auto_vacuum = NONE; CREATE TABLE other(a);");
-	s = store_open(p, &o, NULL);
-	if (!s) {
-		ok(0, "%s opens", name);
-		return;
-	}
-	is_int(q1(p, "PRAGMA auto_vacuum"), old_file ? 0 : 2,
-	       old_file ? "an old file keeps auto_vacuum off" : "a new file has incremental auto_vacuum");
-	fake_now = 3000 * DAY;
-	ri.started_ns = fake_now;
-	run = store_run_begin(s, &ri);
 	for (i = 1; i <= NWIN && !rc; i++) {
 		struct imb_window *w = mk_window(t0 + i * SEC, 64, 1);
 
-		fake_now = ri.started_ns + i * SEC;
+		fake_now = started_ns + i * SEC;
 		rc = store_window_commit(s, run, w);
 		imb_window_free(w);
-		if (i > NWIN / 4 && file_size(p) > max_seen)
-			max_seen = file_size(p);
+		if (i > NWIN / 4 && file_size(p) > *max_seen)
+			*max_seen = file_size(p);
 	}
+	return rc;
+}
+
+/* After NWIN windows: the file near the bound, the oldest raw rows gone once downsampled. */
+static void check_raw_rows_bounded(const char *p, const char *name, int old_file, uint64_t bound,
+				   uint64_t t0, int rc, long long max_seen)
+{
 	is_int(rc, 0, "%d windows commit under a %llu byte bound", NWIN, (unsigned long long)bound);
 	diag("%s: after %d windows: file+WAL %lld bytes (peak after the first quarter %lld),"
 	     " %lld raw windows, %lld minute rows, live %lld bytes", name, NWIN, file_size(p), max_seen,
@@ -623,48 +647,86 @@ static void test_size_bound(int old_file)
 	       0, "their task rows are gone with them");
 	is_int(q1(p, "SELECT count(*) FROM cpu_samples_1m"), 2 * NWIN / 60,
 	       "every finished minute is kept downsampled (%d minutes x 2 CPUs)", NWIN / 60);
+}
+
+/*
+ * Under a bound tighter than the data, 60 more windows: the oldest minute
+ * rows go, a batch per commit.  @rc is the first phase's result.
+ */
+static void check_minute_rows_purged(struct store *s, const char *p, int64_t run, uint64_t t0,
+				     uint64_t started_ns, int rc)
+{
+	long long first_1m = q1(p, "SELECT min(t_ns) FROM cpu_samples_1m");
+	long long n1m = q1(p, "SELECT count(*) FROM cpu_samples_1m");
+	long long prev_n = n1m, prev_min = first_1m, max_drop = 0, n, mn;
+	int order_ok = 1, i;
+
+	for (i = NWIN + 1; i <= NWIN + 60 && !rc; i++) {
+		struct imb_window *w = mk_window(t0 + i * SEC, 64, 1);
+
+		fake_now = started_ns + i * SEC;
+		rc = store_window_commit(s, run, w);
+		imb_window_free(w);
+		n = q1(p, "SELECT count(*) FROM cpu_samples_1m");
+		mn = q1(p, "SELECT min(t_ns) FROM cpu_samples_1m");
+		if (prev_n - n > max_drop)
+			max_drop = prev_n - n;
+		/* what is left: the newest minutes, none missing between */
+		if (n > 0 && (mn < prev_min ||
+			      q1(p, "SELECT count(*) - 2 * ((max(t_ns) - min(t_ns)) / 60000000000"
+				    " + 1) FROM cpu_samples_1m") != 0))
+			order_ok = 0;
+		prev_n = n;
+		if (n > 0)
+			prev_min = mn;
+	}
+	is_int(rc, 0, "commits go on under a bound smaller than the data");
+	ok(q1(p, "SELECT count(*) FROM cpu_samples_1m") < n1m,
+	   "minute rows go once no raw row can (%lld of %lld left)",
+	   q1(p, "SELECT count(*) FROM cpu_samples_1m"), n1m);
+	ok(max_drop > 0 && max_drop <= 2 * STORE_BOUND_MINUTES,
+	   "a commit deletes at most %d minutes (%lld rows of 2 CPUs)", STORE_BOUND_MINUTES,
+	   max_drop);
+	ok(order_ok, "the oldest minute rows go first");
+	is_int(q1(p, "SELECT max(t_ns) FROM windows"), (long long)(t0 + (NWIN + 60) * SEC),
+	       "the newest window is kept");
+}
+
+static void test_size_bound(int old_file)
+{
+	const char *name = old_file ? "bound-old.db" : "bound.db";
+	const char *p = db_path(name);
+	const uint64_t bound = 1 << 20;
+	struct store_opts o = { .clock_ns = fake_clock, .max_tasks_per_window = 64,
+				.max_bytes = bound };
+	struct store_run_info ri = { .source = "bpf", .nr_cpus = 2, .window_ns = SEC };
+	struct store *s;
+	uint64_t t0 = 6000 * SEC;
+	long long max_seen = 0;
+	int rc;
+	int64_t run;
+
+	if (old_file)	/* a file that had a table before this version: no auto_vacuum */
+		exec(p, "PRAGMA auto_vacuum = NONE; CREATE TABLE other(a);");
+	s = store_open(p, &o, NULL);
+	if (!s) {
+		ok(0, "%s opens", name);
+		return;
+	}
+	is_int(q1(p, "PRAGMA auto_vacuum"), old_file ? 0 : 2,
+	       old_file ? "an old file keeps auto_vacuum off" : "a new file has incremental auto_vacuum");
+	fake_now = 3000 * DAY;
+	ri.started_ns = fake_now;
+	run = store_run_begin(s, &ri);
+	rc = commit_past_bound(s, p, run, t0, ri.started_ns, &max_seen);
+	check_raw_rows_bounded(p, name, old_file, bound, t0, rc, max_seen);
 	store_close(s);
 
 	/* a tighter bound: now the oldest minute rows go, a batch per commit */
 	o.max_bytes = 64 << 10;
 	o.purge_batch = 1000;
 	s = store_open(p, &o, NULL);
-	first_1m = q1(p, "SELECT min(t_ns) FROM cpu_samples_1m");
-	n1m = q1(p, "SELECT count(*) FROM cpu_samples_1m");
-	{
-		long long prev_n = n1m, prev_min = first_1m, max_drop = 0, n, mn;
-		int order_ok = 1;
-
-		for (i = NWIN + 1; i <= NWIN + 60 && !rc; i++) {
-			struct imb_window *w = mk_window(t0 + i * SEC, 64, 1);
-
-			fake_now = ri.started_ns + i * SEC;
-			rc = store_window_commit(s, run, w);
-			imb_window_free(w);
-			n = q1(p, "SELECT count(*) FROM cpu_samples_1m");
-			mn = q1(p, "SELECT min(t_ns) FROM cpu_samples_1m");
-			if (prev_n - n > max_drop)
-				max_drop = prev_n - n;
-			/* what is left: the newest minutes, none missing between */
-			if (n > 0 && (mn < prev_min ||
-				      q1(p, "SELECT count(*) - 2 * ((max(t_ns) - min(t_ns)) / 60000000000"
-					    " + 1) FROM cpu_samples_1m") != 0))
-				order_ok = 0;
-			prev_n = n;
-			if (n > 0)
-				prev_min = mn;
-		}
-		is_int(rc, 0, "commits go on under a bound smaller than the data");
-		ok(q1(p, "SELECT count(*) FROM cpu_samples_1m") < n1m,
-		   "minute rows go once no raw row can (%lld of %lld left)",
-		   q1(p, "SELECT count(*) FROM cpu_samples_1m"), n1m);
-		ok(max_drop > 0 && max_drop <= 2 * STORE_BOUND_MINUTES,
-		   "a commit deletes at most %d minutes (%lld rows of 2 CPUs)", STORE_BOUND_MINUTES,
-		   max_drop);
-		ok(order_ok, "the oldest minute rows go first");
-		is_int(q1(p, "SELECT max(t_ns) FROM windows"), (long long)(t0 + (NWIN + 60) * SEC),
-		       "the newest window is kept");
-	}
+	check_minute_rows_purged(s, p, run, t0, ri.started_ns, rc);
 	store_close(s);
 	ok(!strcmp(qtext(p, "PRAGMA integrity_check"), "ok"), "%s: integrity_check ok", name);
 }
