@@ -1006,8 +1006,7 @@ static void model_tick_settle(struct model *m, const struct imb_event *ev)
 
 		if (!c->tick_pid || !model_ev_touches_cpu(ev, i))
 			continue;
-		if (ev->cpu == i && (ev->flags & IMB_EVF_RQ_CLOCKS) && ev->clock_pelt_ns >= c->tick_clock &&
-		    ev->clock_pelt_ns - c->tick_clock < 1024) {
+		if (model_ev_same_clock(ev, i, c->tick_clock)) {
 			if (ev->kind == IMB_EV_PELT_CFS || ev->kind == IMB_EV_PELT_SE)
 				c->tick_recs = true;
 			else if (ev->kind != IMB_EV_RUNTIME)
@@ -1148,7 +1147,8 @@ int model_event(struct model *m, const struct imb_event *ev)
 
 	cmp_after = m->has_kernel_pelt ? model_cpu_compare_pending(m, ev) : -1;
 	gcmp_after = m->nr_gpend ? model_group_compare_pending(m, ev) : false;
-	model_tick_settle(m, ev);
+	if (m->has_kernel_pelt && !m->opts.plain_events)
+		model_tick_settle(m, ev);	/* only then is one held (ev_runtime()) */
 	event_apply(m, ev);
 	if (cmp_after >= 0)
 		model_cpu_compare(m, &m->cpus[cmp_after]);

@@ -62,6 +62,7 @@ unsigned long model_task_weight(const struct model_task *t);
 
 /* model_kernel.c */
 bool model_ev_touches_cpu(const struct imb_event *ev, int cpu);
+bool model_ev_same_clock(const struct imb_event *ev, int cpu, uint64_t clock);
 void model_cpu_compare(struct model *m, struct model_cpu *c);
 void model_cpu_commit(struct model *m, struct model_cpu *c);
 int model_cpu_compare_pending(struct model *m, const struct imb_event *ev);

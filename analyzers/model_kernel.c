@@ -161,16 +161,26 @@ bool model_ev_touches_cpu(const struct imb_event *ev, int cpu)
 }
 
 /*
+ * Whether @ev happened on CPU @cpu within the PELT clock unit (1024 ns)
+ * that starts at @clock: the same update_rq_clock() instant, so part of
+ * the same locked operation as what was seen there (averages cannot move
+ * before the clock crosses the next unit).
+ */
+bool model_ev_same_clock(const struct imb_event *ev, int cpu, uint64_t clock)
+{
+	return ev->cpu == cpu && (ev->flags & IMB_EVF_RQ_CLOCKS) && ev->clock_pelt_ns >= clock &&
+	       ev->clock_pelt_ns - clock < 1024;
+}
+
+/*
  * Whether @ev, on CPU @cpu, is an update_curr() under the same run-queue
  * clock as the sample taken at @lut: sched_stat_runtime fires in the
  * middle of an enqueue or of the balancer's attach loop, between records
- * of one locked operation, and the PELT update it stands for cannot move
- * averages whose clock has not crossed the next microsecond unit (1024 ns).
+ * of one locked operation.
  */
 static bool ev_same_instant(const struct imb_event *ev, int cpu, uint64_t lut)
 {
-	return ev->kind == IMB_EV_RUNTIME && ev->cpu == cpu && (ev->flags & IMB_EVF_RQ_CLOCKS) &&
-	       ev->clock_pelt_ns >= lut && ev->clock_pelt_ns - lut < 1024;
+	return ev->kind == IMB_EV_RUNTIME && model_ev_same_clock(ev, cpu, lut);
 }
 
 /*

@@ -189,7 +189,9 @@ int pelt_cfs_update(struct pelt_cfs *cfs, uint64_t now, unsigned long weight_sum
 		    unsigned int h_nr_runnable, int curr)
 {
 	struct pelt_avg *sa = &cfs->avg;
-	int decayed = 0;
+	uint64_t before;
+	uint32_t contrib;
+	int decayed = 0, periods;
 
 	if (cfs->removed_nr) {
 		uint32_t divider = pelt_divider(sa);
@@ -219,21 +221,17 @@ int pelt_cfs_update(struct pelt_cfs *cfs, uint64_t now, unsigned long weight_sum
 		decayed = 1;
 	}
 
-	{
-		uint64_t before = sa->last_update_time;
-		uint32_t contrib;
-		int periods = pelt_update_sum_contrib(sa, now, pelt_scale_load_down(weight_sum << 10),
-						      h_nr_runnable, !!curr, &contrib);
-
-		if (sa->last_update_time != before) {
-			cfs->last_contrib = contrib;
-			cfs->last_runnable = contrib ? h_nr_runnable : 0;
-			cfs->last_recomputed = periods;
-		}
-		if (periods) {
-			pelt_update_avg(sa, 1);
-			decayed = 1;
-		}
+	before = sa->last_update_time;
+	periods = pelt_update_sum_contrib(sa, now, pelt_scale_load_down(weight_sum << 10),
+					  h_nr_runnable, !!curr, &contrib);
+	if (sa->last_update_time != before) {
+		cfs->last_contrib = contrib;
+		cfs->last_runnable = contrib ? h_nr_runnable : 0;
+		cfs->last_recomputed = periods;
+	}
+	if (periods) {
+		pelt_update_avg(sa, 1);
+		decayed = 1;
 	}
 	return decayed;
 }
