@@ -54,12 +54,14 @@ daemon_libimbsrc_a_SOURCES = daemon/source/source.h daemon/source/source.c \
 	daemon/source/file.c daemon/source/text.c \
 	daemon/source/tracedat.c daemon/source/tracedat.h \
 	daemon/source/tracedat_repair.h daemon/source/tracedat_repair.c
-daemon_libimbsrc_a_CPPFLAGS = $(AM_CPPFLAGS) $(TRACECMD_CFLAGS) $(TRACEEVENT_CFLAGS)
+daemon_libimbsrc_a_CPPFLAGS = $(AM_CPPFLAGS) $(TRACECMD_CFLAGS) $(TRACEEVENT_CFLAGS) $(ZSTD_CFLAGS)
 daemon_libimbsrc_a_SOURCES += \
 	daemon/source/tracedat_par.h daemon/source/tracedat_par.c \
 	daemon/source/evring.h daemon/source/evring.c \
-	daemon/source/evmerge.h daemon/source/evmerge.c
-IMB_SRC_LIBS = daemon/libimbsrc.a daemon/libimbsched.a analyzers/libimbcore.a $(TRACECMD_LIBS) $(TRACEEVENT_LIBS) -lz
+	daemon/source/evmerge.h daemon/source/evmerge.c \
+	daemon/source/tracedat_layout.h daemon/source/tracedat_layout.c \
+	daemon/source/tracedat_cpu.h daemon/source/tracedat_cpu.c
+IMB_SRC_LIBS = daemon/libimbsrc.a daemon/libimbsched.a analyzers/libimbcore.a $(TRACECMD_LIBS) $(TRACEEVENT_LIBS) $(ZSTD_LIBS) -lz
 # --- end offline sources ---
 
 # --- the imbalanced binary ---
@@ -84,7 +86,7 @@ imbalanced_CPPFLAGS = $(AM_CPPFLAGS) $(TRACEFS_CFLAGS) $(SYSTEMD_CFLAGS)
 imbalanced_LDADD = daemon/libimbsrc.a daemon/libimbsink.a daemon/libimbbpf.a \
 	daemon/libimbtracefs.a daemon/libimbsched.a analyzers/libimbcore.a \
 	$(TRACECMD_LIBS) $(TRACEFS_LIBS) $(TRACEEVENT_LIBS) $(LIBBPF_LIBS) \
-	$(SQLITE_LIBS) $(MHD_LIBS) $(SYSTEMD_LIBS) -lz -lpthread -lm
+	$(SQLITE_LIBS) $(MHD_LIBS) $(SYSTEMD_LIBS) $(ZSTD_LIBS) -lz -lpthread -lm
 # --- end the imbalanced binary ---
 
 # --- live tracefs source ---

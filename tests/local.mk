@@ -164,6 +164,17 @@ check_PROGRAMS += tests/unit/test_source_tracedat
 tests_unit_test_source_tracedat_SOURCES = tests/unit/test_source_tracedat.c tests/unit/tap.h
 tests_unit_test_source_tracedat_LDADD = $(IMB_SRC_LIBS) -lm
 TESTS += tests/unit/test_source_tracedat tests/t/fuzz-tracedat.t
+check_PROGRAMS += tests/unit/test_tracedat_cpu
+tests_unit_test_tracedat_cpu_SOURCES = tests/unit/test_tracedat_cpu.c tests/unit/tap.h
+tests_unit_test_tracedat_cpu_CPPFLAGS = $(AM_CPPFLAGS) $(ZSTD_CFLAGS)
+tests_unit_test_tracedat_cpu_LDADD = $(IMB_SRC_LIBS)
+TESTS += tests/unit/test_tracedat_cpu tests/t/fuzz-tracedat-cpu.t
+dist_check_SCRIPTS += tests/t/fuzz-tracedat-cpu.t
+EXTRA_DIST += tests/fuzz/fuzz_tracedat_cpu.c tests/helpers/ringpages.py
+clean-local: clean-local-fuzz-tracedat-cpu
+clean-local-fuzz-tracedat-cpu:
+	rm -rf tests/fuzz/fuzz-tracedat_cpu.dir
+.PHONY: clean-local-fuzz-tracedat-cpu
 dist_check_SCRIPTS += tests/t/fuzz-tracedat.t tests/fuzz/fuzz.sh
 EXTRA_DIST += tests/fuzz/fuzz_tracedat.c
 clean-local: clean-local-fuzz-tracedat

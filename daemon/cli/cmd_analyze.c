@@ -674,6 +674,8 @@ static int analyze_run_file(struct analyze_run *r, const struct analyze_opts *o,
 	}
 	if (r->info.warning[0] && !o->quiet)
 		fprintf(stderr, "imbalanced: %s: warning: %s\n", r->path, r->info.warning);
+	if (r->info.reader[0] && o->verbose)
+		fprintf(stderr, "imbalanced: %s: read with %s\n", r->path, r->info.reader);
 	r->summary = pipeline_finish(r->p);
 	if (!r->summary) {
 		fprintf(stderr, "imbalanced: %s: out of memory\n", r->path);

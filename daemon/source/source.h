@@ -36,6 +36,7 @@ struct source_info {
 	uint64_t events;	/* events delivered to the callback */
 	uint64_t lost_events;	/* events the kernel reported lost (also sent as IMB_EV_LOST) */
 	char warning[256];	/* one-line warning for the user ("" none) */
+	char reader[96];	/* how a file was read, for --verbose ("" not said) */
 	/* the recording's first and last event times, when the source knows
 	 * them before it delivers events (for progress), else 0 */
 	uint64_t first_ts_ns, last_ts_ns;

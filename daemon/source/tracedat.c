@@ -37,6 +37,8 @@
 #include "daemon/source/sched_fields.h"
 #include "daemon/source/source.h"
 #include "daemon/source/tracedat.h"
+#include "daemon/source/tracedat_cpu.h"
+#include "daemon/source/tracedat_layout.h"
 #include "daemon/source/tracedat_par.h"
 #include "daemon/source/tracedat_repair.h"
 
@@ -142,6 +144,7 @@ struct td {
 	int memfd;		/* the repaired copy of a cut-off file, or -1 */
 	int hfd;		/* the descriptor the handle reads */
 	struct tracecmd_input *h;
+	struct tdl *dl;		/* read without libtracecmd (tracedat_layout.h), or NULL */
 	struct tep_handle *tep;
 	struct sched_fields sf;	/* the sched events' ids and fields in this file */
 	imb_event_fn fn;
@@ -257,6 +260,13 @@ static int td_emit(struct td *t, struct imb_event *e)
 	return 0;
 }
 
+/*
+ * A zeroed event to start each record from: copied, it compiles to vector
+ * moves, where a memset of this size becomes a `rep stos` whose start-up
+ * cost was most of the per-record decoding time.
+ */
+static const struct imb_event td_zero_event;
+
 static int td_decode(struct td *t, struct tep_record *r)
 {
 	struct imb_event e;
@@ -265,7 +275,7 @@ static int td_decode(struct td *t, struct tep_record *r)
 	td_fault();
 	cpu = r->cpu;
 	if (r->missed_events) {
-		memset(&e, 0, sizeof(e));
+		e = td_zero_event;
 		e.ts_ns = r->ts;
 		e.cpu = cpu;
 		e.kind = IMB_EV_LOST;
@@ -285,7 +295,7 @@ static int td_decode(struct td *t, struct tep_record *r)
 		t->cb_rc = -EINVAL;
 		return -1;
 	}
-	memset(&e, 0, sizeof(e));
+	e = td_zero_event;
 	e.ts_ns = r->ts;
 	e.cpu = cpu;
 	sched_fields_decode(&t->sf, i, r->data, r->size > 0 ? (unsigned int)r->size : 0, &e);
@@ -596,6 +606,82 @@ static int td_iterate(struct td *t, bool segmented)
 	return rc;
 }
 
+/* A record read without libtracecmd, as libtracecmd hands it over. */
+static void td_direct_record(struct tep_record *rec, const struct tdc_rec *r, uint32_t cpu)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->ts = r->ts;
+	rec->data = (void *)r->data;
+	rec->size = (int)r->size;
+	rec->cpu = (int)cpu;
+	rec->missed_events = r->missed;
+}
+
+/* The next record of CPU entry @k into @rec: 1, 0 at its end, -EINVAL with t->err. */
+static int td_direct_peek(struct td *t, struct tdc *c, uint32_t k, struct tep_record *rec)
+{
+	struct tdc_rec r;
+	int old = td_enter(), rc = tdc_next(c, &r);
+
+	td_leave(old);
+	if (rc > 0)
+		td_direct_record(rec, &r, t->dl->cpu[k].id);
+	if (rc >= 0)
+		return rc;
+	td_err(t->err, "corrupted trace.dat: %s", c->err);
+	t->cb_rc = -EINVAL;
+	return -EINVAL;
+}
+
+/*
+ * All CPUs in time order, read without libtracecmd, in this process (equal
+ * times: the lower CPU first, as td_loop).
+ */
+static int td_direct_iterate(struct td *t)
+{
+	uint32_t n = t->dl->ncpu;
+	struct tdc *c = calloc(n ? n : 1, sizeof(*c));
+	struct tep_record *rec = calloc(n ? n : 1, sizeof(*rec));
+	bool *has = calloc(n ? n : 1, sizeof(*has));
+	int rc = 0;
+
+	if (!c || !rec || !has) {
+		td_err(t->err, "out of memory");
+		rc = -ENOMEM;
+	}
+	for (uint32_t k = 0; k < n && !rc; k++) {
+		rc = tdc_open(&c[k], t->dl, k) ? -EINVAL : td_direct_peek(t, &c[k], k, &rec[k]);
+		if (rc == -EINVAL && !t->cb_rc) {
+			td_err(t->err, "corrupted trace.dat: %s", c[k].err);
+			t->cb_rc = rc;
+		}
+		has[k] = rc > 0;
+		rc = rc > 0 ? 0 : rc;
+	}
+	while (!rc) {
+		uint32_t best = UINT32_MAX;
+
+		for (uint32_t k = 0; k < n; k++)
+			if (has[k] && (best == UINT32_MAX || rec[k].ts < rec[best].ts))
+				best = k;
+		if (best == UINT32_MAX)
+			break;
+		if (td_record(NULL, &rec[best], (int)best, t) < 0) {
+			rc = t->cb_rc ? t->cb_rc : -EIO;
+			break;
+		}
+		rc = td_direct_peek(t, &c[best], best, &rec[best]);
+		has[best] = rc > 0;
+		rc = rc > 0 ? 0 : rc;
+	}
+	for (uint32_t k = 0; c && k < n; k++)
+		tdc_close(&c[k]);
+	free(c);
+	free(rec);
+	free(has);
+	return rc;
+}
+
 /* Is there a trace.dat magic at the start?  ("\x17\x08\x44tracing") */
 static int td_check_magic(const char *path, char *err)
 {
@@ -683,6 +769,61 @@ static int td_resolve_types(struct td *t, char *err)
 	return 0;
 }
 
+/* The formats to parse: the events sched_fields decodes, by system and name. */
+static bool td_want(const char *system, const char *name)
+{
+	for (int i = 0; i < SCHED__COUNT; i++) {
+		const struct sched_desc *d = &sched_desc[i];
+
+		if (d->system && strcmp(d->system, system))
+			continue;
+		if (!strcmp(d->name, name) || (d->alt_name && !strcmp(d->alt_name, name)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Open a whole version-7 @path without libtracecmd (tracedat_layout.h)
+ * when its layout allows: 0, or 1 to leave it to libtracecmd (also any
+ * file cut off or damaged in its headers, which td_open_handle repairs or
+ * refuses as before).  IMBALANCED_TRACEDAT_LIBRARY asks for libtracecmd.
+ */
+static int td_open_direct(struct td *t, const char *path)
+{
+	char why[160] = "the file is cut off";
+	int fd, old, rc;
+
+	if (getenv("IMBALANCED_TRACEDAT_LIBRARY")) {
+		snprintf(t->info->reader, sizeof(t->info->reader), "libtracecmd (asked for)");
+		return 1;
+	}
+	old = td_enter();
+	rc = tracedat_tail_cut(path) == TRACEDAT_COMPLETE ? 0 : 1;
+	fd = rc ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+	t->dl = fd < 0 ? NULL : calloc(1, sizeof(*t->dl));
+	rc = !t->dl || tdl_open(t->dl, fd, why, sizeof(why));
+	td_leave(old);
+	if (!rc) {
+		/* libtraceevent parses the formats: a crash there is the file's */
+		t->tep = tdl_tep(t->dl, td_want, why, sizeof(why));
+		rc = !t->tep;
+		if (rc)
+			tdl_close(t->dl);
+	}
+	if (rc) {
+		free(t->dl);
+		t->dl = NULL;
+		if (fd >= 0)
+			close(fd);
+		snprintf(t->info->reader, sizeof(t->info->reader), "libtracecmd (%.70s)", why);
+		return 1;
+	}
+	t->hfd = fd;
+	snprintf(t->info->reader, sizeof(t->info->reader), "imbalanced's own reader");
+	return 0;
+}
+
 /*
  * Open @path (repairing a copy of it when it was cut off in its event
  * data), resolve the events and fill @info's format, clock, truncated and
@@ -707,18 +848,20 @@ static int td_prepare(struct td *t, const char *path, struct source_info *info, 
 	t->err = err;
 	t->max_cpu = -1;
 	t->segment = td_segment_records();
-	rc = td_open_handle(t, path, info, err);
-	if (rc)
-		return rc;
-	t->tep = tracecmd_get_tep(t->h);
-	if (!t->tep) {
-		td_err(err, "no event formats in the file");
-		return -EINVAL;
+	if (td_open_direct(t, path)) {
+		rc = td_open_handle(t, path, info, err);
+		if (rc)
+			return rc;
+		t->tep = tracecmd_get_tep(t->h);
+		if (!t->tep) {
+			td_err(err, "no event formats in the file");
+			return -EINVAL;
+		}
 	}
 	rc = td_resolve_types(t, err);
 	if (rc)
 		return rc;
-	clock = tracecmd_get_trace_clock(t->h);
+	clock = t->dl ? t->dl->clock : tracecmd_get_trace_clock(t->h);
 	if (clock)
 		snprintf(info->clock, sizeof(info->clock), "%s", clock);
 	return 0;
@@ -728,6 +871,12 @@ static void td_cleanup(struct td *t)
 {
 	free(t->type_map);
 	free(t->pend);
+	if (t->dl) {
+		tep_free(t->tep);
+		tdl_close(t->dl);
+		free(t->dl);
+		close(t->hfd);
+	}
 	if (t->h)
 		tracecmd_close(t->h);
 	if (t->memfd >= 0)
@@ -747,11 +896,15 @@ static int td_read_inproc(const char *path, imb_event_fn fn, int (*flush)(void *
 	t.flush = flush;
 	t.ctx = ctx;
 	cpus = tep_get_cpus(t.tep);
-	/*
-	 * The top buffer and any instance buffers (a recording made with
-	 * `trace-cmd extract -B NAME`), merged in time order.
-	 */
-	{
+	if (t.dl) {
+		rc = td_direct_iterate(&t);
+		if (rc && !t.cb_rc)
+			t.cb_rc = rc;
+	} else {
+		/*
+		 * The top buffer and any instance buffers (a recording made
+		 * with `trace-cmd extract -B NAME`), merged in time order.
+		 */
 		struct tracecmd_input *hs[TD_MAX_BUFFERS];
 		int n = 0, nb = tracecmd_buffer_instances(t.h);
 
@@ -1138,6 +1291,8 @@ struct td_par_rd {
 	uint32_t *ids;			/* stream of each of them */
 	struct tep_record **next;	/* the next record of each, NULL: finished */
 	uint64_t count;			/* records read */
+	struct tdc *dc;			/* read without libtracecmd: each CPU's reader */
+	struct tep_record *rec;		/* ... and the record next[] points to */
 };
 
 /* A reader's own file offset: the handle's descriptor opened again (exit 4 on failure). */
@@ -1182,7 +1337,25 @@ static uint32_t td_par_read_cpu(struct td_par_rd *rd, uint32_t k)
 	struct evring *r = &rd->s->ring[i];
 
 	t->ring = r;
-	while (rd->next[k] && evring_room(r) >= 3 && batch < 512) {
+	while (t->dl && rd->next[k] && evring_room(r) >= 3 && batch < 512) {
+		uint64_t ts = rd->next[k]->ts;
+		int rc = td_record(NULL, rd->next[k], (int)i, t);
+
+		rd->count++;
+		rd->slot->records++;
+		batch++;
+		if (rc >= 0)
+			rc = td_direct_peek(t, &rd->dc[k], i, &rd->rec[k]);
+		if (rc < 0) {
+			td_par_fail(t, i, ts);
+			rd->next[k] = NULL;
+			rd->live--;
+			return batch;
+		}
+		if (!rc)
+			rd->next[k] = NULL;
+	}
+	while (!t->dl && rd->next[k] && evring_room(r) >= 3 && batch < 512) {
 		struct tep_record *rec;
 		uint64_t ts;
 		int rc;
@@ -1252,8 +1425,14 @@ static void td_par_reader(struct td *t, struct tdp_shm *s, uint32_t w, bool own)
 	}
 	if (!rd.ids || !rd.next)
 		_exit(1);
-	if (!own)
+	if (t->dl) {
+		rd.dc = calloc(s->nstreams, sizeof(*rd.dc));
+		rd.rec = calloc(s->nstreams, sizeof(*rd.rec));
+		if (!rd.dc || !rd.rec)
+			_exit(1);
+	} else if (!own) {
 		td_par_reader_fd(t);
+	}
 	t->info = &dummy;
 	t->err = err;
 	t->push = td_par_push;
@@ -1261,13 +1440,32 @@ static void td_par_reader(struct td *t, struct tdp_shm *s, uint32_t w, bool own)
 	for (uint32_t i = w; i < s->nstreams; i += s->nreaders) {
 		if (s->cursor[i] == TDP_CURSOR_DONE)
 			continue;
+		if (t->dl) {
+			int rc = tdc_open(&rd.dc[rd.n], t->dl, i) ? -EINVAL :
+				 td_direct_peek(t, &rd.dc[rd.n], i, &rd.rec[rd.n]);
+
+			rd.next[rd.n] = rc > 0 ? &rd.rec[rd.n] : NULL;
+			if (rc < 0) {
+				if (!t->cb_rc) {
+					td_err(t->err, "corrupted trace.dat: %s", rd.dc[rd.n].err);
+					t->cb_rc = rc;
+				}
+				t->ring = &s->ring[i];
+				td_par_fail(t, i, 0);
+			} else if (!rc) {
+				evring_finish(&s->ring[i]);
+			}
+			rd.ids[rd.n++] = i;
+			continue;
+		}
 		if (tracecmd_set_cursor(t->h, (int)i, s->cursor[i]) < 0 ||
 		    !(rd.next[rd.n] = tracecmd_peek_data(t->h, (int)i)) ||
 		    rd.next[rd.n]->offset != s->cursor[i])
 			_exit(3);
 		rd.ids[rd.n++] = i;
 	}
-	rd.live = rd.n;
+	for (uint32_t k = 0; k < rd.n; k++)
+		rd.live += rd.next[k] != NULL;
 	while (rd.live) {
 		bool moved = false;
 
@@ -1386,6 +1584,37 @@ static uint32_t td_par_plan(struct td *t, struct tdp_shm *s)
 	return nr;
 }
 
+/* td_par_plan for a file read without libtracecmd: no segments needed. */
+static uint32_t td_par_plan_direct(struct td *t, struct tdp_shm *s)
+{
+	uint32_t n = t->dl->ncpu < TDP_MAX_STREAMS ? t->dl->ncpu : TDP_MAX_STREAMS;
+	uint32_t nr = td_par_readers(n);
+
+	if (!getenv("IMBALANCED_READERS") && t->dl->file_size < TD_PAR_SMALL)
+		nr = 1;
+	t->segment = 0;
+	tdp_queues_init(s, n, nr);
+	for (uint32_t i = 0; i < n; i++) {
+		struct tdc c;
+		struct tdc_rec r;
+		int rc = tdc_open(&c, t->dl, i) ? -1 : tdc_next(&c, &r);
+
+		tdc_close(&c);
+		s->cursor[i] = 0;
+		if (!rc) {	/* no records; damaged data are the reader's to report */
+			s->cursor[i] = TDP_CURSOR_DONE;
+			evring_finish(&s->ring[i]);
+			continue;
+		}
+		if (rc > 0 && (!s->first_ts || r.ts < s->first_ts))
+			s->first_ts = r.ts;
+		r.ts = tdc_last_ts(t->dl, i);
+		if (r.ts > s->last_ts)
+			s->last_ts = r.ts;
+	}
+	return nr;
+}
+
 /*
  * Reader @w ended with @status: at its segment's end a new one goes on
  * (returns 1, or 0 when it cannot start); any other end than a clean one
@@ -1486,9 +1715,9 @@ static void td_par_coord(const char *path, struct tdp_shm *s, int errfd)
 	}
 	s->cpus = tep_get_cpus(t.tep);
 	t.shm = s;
-	if (tracecmd_buffer_instances(t.h) > 0)
+	if (t.h && tracecmd_buffer_instances(t.h) > 0)
 		td_par_instances(&t, s, &info);
-	nr = td_par_plan(&t, s);
+	nr = t.dl ? td_par_plan_direct(&t, s) : td_par_plan(&t, s);
 	atomic_store(&s->ready, 1);
 	if (nr == 1 && !t.segment)
 		td_par_reader(&t, s, 0, true);
@@ -1534,6 +1763,7 @@ static int td_par_result(const struct tdp_shm *s, const struct tdp_result *res,
 	snprintf(info->clock, sizeof(info->clock), "%s", s->info.clock);
 	info->truncated = s->info.truncated;
 	snprintf(info->warning, sizeof(info->warning), "%s", s->info.warning);
+	snprintf(info->reader, sizeof(info->reader), "%s", s->info.reader);
 	info->events = res->events;
 	info->lost_events = res->lost_events;
 	info->nr_cpus = s->cpus > res->max_cpu + 1 ? s->cpus : res->max_cpu + 1;

@@ -28,10 +28,17 @@ case $target in
 tracedat)
 	srcs="$s/tests/fuzz/fuzz_tracedat.c $s/daemon/source/tracedat.c $s/daemon/source/tracedat_repair.c
 		$s/daemon/source/tracedat_par.c $s/daemon/source/evring.c $s/daemon/source/evmerge.c
-		$s/daemon/source/sched_fields.c"
-	libs="$(pkg-config --cflags --libs libtracecmd libtraceevent) -lz"
+		$s/daemon/source/sched_fields.c $s/daemon/source/tracedat_layout.c
+		$s/daemon/source/tracedat_cpu.c"
+	libs="$(pkg-config --cflags --libs libtracecmd libtraceevent libzstd) -lz"
 	maxlen=2000000
 	[ $# -eq 0 ] && set -- "$s"/tests/fixtures/*.dat
+	;;
+tracedat_cpu)
+	srcs="$s/tests/fuzz/fuzz_tracedat_cpu.c $s/daemon/source/tracedat_cpu.c
+		$s/daemon/source/tracedat_layout.c"
+	libs="$(pkg-config --cflags --libs libtraceevent libzstd) -lz"
+	maxlen=65536
 	;;
 text)
 	srcs="$s/tests/fuzz/fuzz_text.c $s/analyzers/event_text.c $s/analyzers/event.c $s/daemon/source/text.c"
@@ -39,7 +46,7 @@ text)
 	maxlen=8192
 	;;
 *)
-	echo "fuzz.sh: unknown target '$target' (tracedat, text)" >&2
+	echo "fuzz.sh: unknown target '$target' (tracedat, tracedat_cpu, text)" >&2
 	exit 2
 	;;
 esac

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # tracedat-parallel.t - the parallel trace.dat reader (per-CPU readers and
-# the merge) gives the serial reader's output byte for byte: text and JSON
+# the merge) gives the serial reader's output byte for byte, and so does
+# the reading through libtracecmd (IMBALANCED_TRACEDAT_LIBRARY) of the
+# files the project's own reader (tracedat_layout.c) takes: text and JSON
 # reports of every fixture and of generated traces with 3 and 64 CPU
 # buffers (compressed and not, several reader counts), copies cut off
 # inside their event data (read up to the cut, a warning, "truncated":
@@ -23,6 +25,8 @@ run() {
 	shift
 	if [ "$mode" = serial ]; then
 		IMBALANCED_TRACEDAT_SERIAL=1 "$IMB" analyze "$@" >"$T/o" 2>"$T/e"
+	elif [ "$mode" = library ]; then
+		IMBALANCED_TRACEDAT_LIBRARY=1 "$IMB" analyze "$@" >"$T/o" 2>"$T/e"
 	else
 		IMBALANCED_READERS=$mode "$IMB" analyze "$@" >"$T/o" 2>"$T/e"
 	fi
@@ -30,15 +34,16 @@ run() {
 	cat "$T/e" >>"$T/o"
 }
 
-# same FILE WHAT: every report form, serial vs parallel with 1, 2 and 5 readers
+# same FILE WHAT: every report form, serial vs parallel with 1, 2 and 5
+# readers and vs libtracecmd
 same() {
 	f=$1
 	bad=
-	for form in "--json" "--json --per-window" "--top 1000"; do
+	for form in "--json" "--json --per-window" "--top 1000" "--dump-events"; do
 		# shellcheck disable=SC2086 # the form is a list of options
 		run serial $form "$f"
 		mv "$T/o" "$T/ref"
-		for r in 1 2 5; do
+		for r in 1 2 5 library; do
 			# shellcheck disable=SC2086
 			run $r $form "$f"
 			cmp -s "$T/ref" "$T/o" || bad="$bad [$form, $r readers]"
@@ -63,6 +68,16 @@ fi
 ok $? "tracedat-gen writes 64- and 3-CPU traces"
 "$IMB" analyze --json -q "$T/g64.dat" | grep -q '"nr_cpus":64'
 ok $? "the 64-CPU trace is read as 64 CPUs"
+own=
+for f in "$FIX"/hogs*.dat "$FIX"/rtapp-periodic.dat "$T/g64.dat" "$T/g64n.dat" "$T/g3.dat"; do
+	"$IMB" analyze -v -q "$f" 2>&1 >/dev/null | grep -q "read with imbalanced's own reader" ||
+		own="$own $(basename "$f")"
+done
+[ -z "$own" ]
+ok $? "fixtures and generated traces are read without libtracecmd${own:+ (not:$own)}"
+"$IMB" analyze -v -q "$FIX/pelt-lost.dat" 2>&1 >/dev/null |
+	grep -q "read with libtracecmd (more than one buffer"
+ok $? "a file with instance buffers is left to libtracecmd, and -v says why"
 same "$T/g64.dat" "64 CPUs, zstd"
 same "$T/g64n.dat" "64 CPUs, uncompressed"
 same "$T/g3.dat" "3 CPUs"
