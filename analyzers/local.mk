@@ -22,7 +22,7 @@ analyzers_libimbcore_a_SOURCES += \
 # --- analyzers: overload, fairness, vruntime, migration, numa, lost ---
 analyzers_libimbcore_a_SOURCES += \
 	analyzers/finding_util.h \
-	analyzers/overload.c analyzers/fairness.h analyzers/fairness.c analyzers/vruntime.c \
+	analyzers/overload.c analyzers/wake_ring.h analyzers/fairness.h analyzers/fairness.c analyzers/vruntime.c \
 	analyzers/migration.c analyzers/numa.c analyzers/lost.c
 # --- end analyzers ---
 

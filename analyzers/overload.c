@@ -41,13 +41,12 @@
 
 #include "analyzer.h"
 #include "finding_util.h"
+#include "wake_ring.h"
 
 enum ovl_level { OVL_CPU, OVL_CORE, OVL_LLC, OVL_NODE, OVL_MACHINE, OVL__COUNT };
 
 static const char *const ovl_level_name[OVL__COUNT] = { "cpu", "core", "llc", "node",
 							  "machine" };
-
-#define OVL_WAKE_RING 64
 
 struct ovl_episode {
 	struct finding_episode f;
@@ -83,10 +82,6 @@ struct ovl_cpu {
 	int grp[OVL__COUNT];		/* its group per level, -1 none */
 };
 
-struct ovl_wake {
-	uint64_t ts;
-	int32_t pid, job;
-};
 
 struct ovl_state {
 	struct analyzer_config cfg;
@@ -101,8 +96,7 @@ struct ovl_state {
 	uint64_t next_full_ns;		/* next resync of every CPU */
 	bool started;
 	uint64_t next_id;
-	struct ovl_wake ring[OVL_WAKE_RING];
-	unsigned int ring_pos;
+	struct wake_ring wakes;
 	/* whole run */
 	uint64_t *run_over_ns;		/* per group */
 	uint64_t (*run_iww_ns)[OVL__COUNT];	/* per CPU and level: idle with waiters */
@@ -465,19 +459,9 @@ static void ovl_note_wakeup(struct ovl_state *s, const struct model *m, const st
 	const struct model_task *t = model_task_find(m, ev->wakeup.pid);
 	int cpu = ev->wakeup.target_cpu >= 0 ? ev->wakeup.target_cpu : ev->cpu;
 	int32_t job = t ? model_task_job_pid(m, t) : ev->wakeup.pid;
-	bool together = false;
+	bool together = wake_ring_note(&s->wakes, ev->ts_ns, ev->wakeup.pid, job,
+				       s->cfg.simultaneous_ns);
 
-	for (unsigned int i = 0; i < OVL_WAKE_RING; i++) {
-		const struct ovl_wake *w = &s->ring[i];
-
-		if (w->pid && w->pid != ev->wakeup.pid && w->job == job &&
-		    ev->ts_ns - w->ts <= s->cfg.simultaneous_ns)
-			together = true;
-	}
-	s->ring[s->ring_pos].ts = ev->ts_ns;
-	s->ring[s->ring_pos].pid = ev->wakeup.pid;
-	s->ring[s->ring_pos].job = job;
-	s->ring_pos = (s->ring_pos + 1) % OVL_WAKE_RING;
 	if (cpu >= 0 && cpu < s->nr_cpus) {
 		s->cpus[cpu].wakeups++;
 		s->cpus[cpu].simultaneous += together;
