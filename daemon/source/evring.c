@@ -98,8 +98,19 @@ const struct imb_event *evring_next(struct evring *r, const _Atomic uint32_t *ab
 	for (;;) {
 		uint32_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
 
-		if (t != r->chead)
+		if (t != r->chead) {
+			/*
+			 * The producer wrote these on another CPU: ask for the
+			 * lines of one a few ahead while this one is used.
+			 */
+			if (t - r->chead > 4) {
+				const char *p = (const char *)&r->ev[(r->chead + 4) & (r->cap - 1)];
+
+				for (size_t o = 0; o < sizeof(struct imb_event); o += 64)
+					__builtin_prefetch(p + o);
+			}
 			return &r->ev[r->chead & (r->cap - 1)];
+		}
 		if (atomic_load(&r->done)) {
 			if (atomic_load(&r->tail) != r->chead)
 				continue;
