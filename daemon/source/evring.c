@@ -34,7 +34,7 @@ static void fx_wake(_Atomic uint32_t *w)
 	syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
-void evring_init(struct evring *r, struct imb_event *ev, uint32_t cap, _Atomic uint32_t *pseq,
+void evring_init(struct evring *r, struct evring_slot *ev, uint32_t cap, _Atomic uint32_t *pseq,
 		 _Atomic uint32_t *pwait)
 {
 	atomic_init(&r->tail, 0);
@@ -42,7 +42,11 @@ void evring_init(struct evring *r, struct imb_event *ev, uint32_t cap, _Atomic u
 	atomic_init(&r->done, 0);
 	atomic_init(&r->cwait, 0);
 	r->ptail = 0;
+	r->phead = 0;
+	r->pcap = cap;
+	r->pev = ev;
 	r->chead = 0;
+	r->ctail = 0;
 	r->cap = cap;
 	r->ev = ev;
 	r->pseq = pseq;
@@ -96,8 +100,10 @@ const struct imb_event *evring_next(struct evring *r, const _Atomic uint32_t *ab
 				    bool (*gone)(void *arg), void *arg)
 {
 	for (;;) {
-		uint32_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
+		uint32_t t = r->ctail;
 
+		if (t == r->chead)
+			t = r->ctail = atomic_load_explicit(&r->tail, memory_order_acquire);
 		if (t != r->chead) {
 			/*
 			 * The producer wrote these on another CPU: ask for the
@@ -106,10 +112,10 @@ const struct imb_event *evring_next(struct evring *r, const _Atomic uint32_t *ab
 			if (t - r->chead > 4) {
 				const char *p = (const char *)&r->ev[(r->chead + 4) & (r->cap - 1)];
 
-				for (size_t o = 0; o < sizeof(struct imb_event); o += 64)
+				for (size_t o = 0; o < sizeof(struct evring_slot); o += 64)
 					__builtin_prefetch(p + o);
 			}
-			return &r->ev[r->chead & (r->cap - 1)];
+			return &r->ev[r->chead & (r->cap - 1)].ev;
 		}
 		if (atomic_load(&r->done)) {
 			if (atomic_load(&r->tail) != r->chead)

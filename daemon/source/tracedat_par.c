@@ -36,7 +36,7 @@ void tdp_queues_init(struct tdp_shm *s, uint32_t n, uint32_t nreaders)
 {
 	uint32_t cap = TDP_QUEUE_MAX;
 
-	while (cap > 16 && (uint64_t)cap * n * sizeof(struct imb_event) > TDP_DATA_BYTES)
+	while (cap > 16 && (uint64_t)cap * n * sizeof(struct evring_slot) > TDP_DATA_BYTES)
 		cap /= 2;
 	s->nstreams = n;
 	s->nreaders = nreaders ? nreaders : 1;

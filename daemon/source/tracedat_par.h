@@ -57,7 +57,7 @@ struct tdp_shm {
 	struct evring ring[TDP_MAX_STREAMS];
 	uint64_t cursor[TDP_MAX_STREAMS];	/* each CPU's next record's offset */
 	char stream_err[TDP_MAX_STREAMS][SOURCE_ERR_LEN];
-	struct imb_event data[];	/* the queues' events */
+	struct evring_slot data[];	/* the queues' events */
 };
 
 /* The shared mapping (MAP_SHARED anonymous, pages touched on use). */

@@ -20,8 +20,8 @@ if ! command -v script >/dev/null 2>&1 || [ ! -x "$GEN" ]; then
 fi
 case $IMB in /*) ;; *) IMB=$(pwd)/$IMB ;; esac
 # long enough to be drawn (the first line comes after 0.2 s)
-"$GEN" --cpus 8 --events 1500000 "$FIX/hogs2on2.dat" "$T/big.dat" >/dev/null 2>&1
-ok $? "a 1.5 M-event trace to read"
+"$GEN" --cpus 8 --events 6000000 "$FIX/hogs2on2.dat" "$T/big.dat" >/dev/null 2>&1
+ok $? "a 6 M-event trace to read"
 
 script -qec "'$IMB' analyze --json '$T/big.dat' >'$T/tty.json'" /dev/null >"$T/tty" 2>&1
 grep -q 'imbalanced: .*big.dat: [0-9.]* M events, [0-9.]* M events/s, [0-9]* %, [0-9]* s left' "$T/tty"
