@@ -166,6 +166,7 @@ struct td {
 	/* a parallel read's reader: decoded events go to this queue as they are */
 	int (*push)(struct td *t, const struct imb_event *e);
 	struct evring *ring;
+	bool in_ring;		/* ring has room for a record's events: decode into it */
 	struct tdp_shm *shm;
 };
 
@@ -267,21 +268,38 @@ static int td_emit(struct td *t, struct imb_event *e)
  */
 static const struct imb_event td_zero_event;
 
+/* Where the next event goes: straight into the reader's queue, or @local. */
+static struct imb_event *td_event_at(struct td *t, struct imb_event *local)
+{
+	return t->in_ring ? evring_slot(t->ring) : local;
+}
+
+/* Hand over *@e, written where td_event_at() said. */
+static int td_deliver(struct td *t, struct imb_event *e)
+{
+	if (t->in_ring) {
+		evring_commit(t->ring);
+		return 0;
+	}
+	return t->push ? t->push(t, e) : td_emit(t, e);
+}
+
 static int td_decode(struct td *t, struct tep_record *r)
 {
-	struct imb_event e;
+	struct imb_event local, *e;
 	int type, i, cpu;
 
 	td_fault();
 	cpu = r->cpu;
 	if (r->missed_events) {
-		e = td_zero_event;
-		e.ts_ns = r->ts;
-		e.cpu = cpu;
-		e.kind = IMB_EV_LOST;
-		e.lost.count = r->missed_events > 0 ? (uint64_t)r->missed_events : 0;
-		t->info->lost_events += e.lost.count ? e.lost.count : 1;
-		if (t->push ? t->push(t, &e) : td_emit(t, &e))
+		e = td_event_at(t, &local);
+		*e = td_zero_event;
+		e->ts_ns = r->ts;
+		e->cpu = cpu;
+		e->kind = IMB_EV_LOST;
+		e->lost.count = r->missed_events > 0 ? (uint64_t)r->missed_events : 0;
+		t->info->lost_events += e->lost.count ? e->lost.count : 1;
+		if (td_deliver(t, e))
 			return -1;
 	}
 	type = tep_data_type(t->tep, r);
@@ -295,19 +313,20 @@ static int td_decode(struct td *t, struct tep_record *r)
 		t->cb_rc = -EINVAL;
 		return -1;
 	}
-	e = td_zero_event;
-	e.ts_ns = r->ts;
-	e.cpu = cpu;
-	sched_fields_decode(&t->sf, i, r->data, r->size > 0 ? (unsigned int)r->size : 0, &e);
+	e = td_event_at(t, &local);
+	*e = td_zero_event;
+	e->ts_ns = r->ts;
+	e->cpu = cpu;
+	sched_fields_decode(&t->sf, i, r->data, r->size > 0 ? (unsigned int)r->size : 0, e);
 	if (i == SCHED_SWITCH)
 		t->switches++;
-	if (e.cpu < 0 || e.cpu >= IMB_MAX_CPUS) {
+	if (e->cpu < 0 || e->cpu >= IMB_MAX_CPUS) {
 		td_err(t->err, "%s record at %llu ns: cpu %d out of range (0 to %d)",
-		       t->sf.ev[i].name, (unsigned long long)r->ts, e.cpu, IMB_MAX_CPUS - 1);
+		       t->sf.ev[i].name, (unsigned long long)r->ts, e->cpu, IMB_MAX_CPUS - 1);
 		t->cb_rc = -EINVAL;
 		return -1;
 	}
-	return t->push ? t->push(t, &e) : td_emit(t, &e);
+	return td_deliver(t, e);
 }
 
 static int td_record(struct tracecmd_input *h, struct tep_record *r, int cpu, void *data)
@@ -1339,7 +1358,11 @@ static uint32_t td_par_read_cpu(struct td_par_rd *rd, uint32_t k)
 	t->ring = r;
 	while (t->dl && rd->next[k] && evring_room(r) >= 3 && batch < 512) {
 		uint64_t ts = rd->next[k]->ts;
-		int rc = td_record(NULL, rd->next[k], (int)i, t);
+		int rc;
+
+		t->in_ring = true;	/* a record makes at most two events */
+		rc = td_record(NULL, rd->next[k], (int)i, t);
+		t->in_ring = false;
 
 		rd->count++;
 		rd->slot->records++;
@@ -1368,7 +1391,9 @@ static uint32_t td_par_read_cpu(struct td_par_rd *rd, uint32_t k)
 			break;
 		}
 		ts = rec->ts;
+		t->in_ring = true;
 		rc = td_record(t->h, rec, (int)i, t);
+		t->in_ring = false;
 		tracecmd_free_record(rec);
 		rd->count++;
 		rd->slot->records++;
