@@ -24,7 +24,7 @@
 #define TDP_MAX_READERS 64
 #define TDP_MAX_STREAMS IMB_MAX_CPUS
 #define TDP_DATA_BYTES (16u << 20)	/* all queues together, at most */
-#define TDP_QUEUE_MAX 4096u		/* events per queue, at most */
+#define TDP_QUEUE_MAX 16384u		/* events per queue, at most */
 #define TDP_ERR_KIND 0xfffe		/* in a queue: decoding failed here (.cpu = -errno) */
 #define TDP_CURSOR_DONE UINT64_MAX
 
