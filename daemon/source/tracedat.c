@@ -1247,11 +1247,15 @@ static int td_read_serial(const char *path, imb_event_fn fn, void *ctx,
 /* below this file size the coordinator reads by itself, without readers */
 #define TD_PAR_SMALL (8 << 20)
 
-/* readers: the online CPUs, or IMBALANCED_READERS */
+/*
+ * readers: one CPU fewer than are online, so that the analysing process
+ * has one to itself (on two CPUs one reader and the analysis ran 10 to
+ * 16 % faster than two readers sharing them with it), or IMBALANCED_READERS
+ */
 static uint32_t td_par_readers(uint32_t nstreams)
 {
 	const char *e = getenv("IMBALANCED_READERS");
-	long n = e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+	long n = e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN) - 1;
 
 	if (n < 1)
 		n = 1;
