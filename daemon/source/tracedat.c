@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tracedat.c - read the scheduler events of a trace.dat file with
- * libtracecmd and libtraceevent (source.h).
+ * tracedat.c - read the scheduler events of a trace.dat file (source.h):
+ * with the project's own reader (tracedat_layout.c, tracedat_cpu.c) where
+ * the file's layout allows, else with libtracecmd; libtraceevent parses
+ * the event formats either way.
  *
  * Event types and field offsets are resolved once when the file is opened;
  * per record the code compares the type id against a small table and reads

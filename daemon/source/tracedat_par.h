@@ -4,13 +4,14 @@
  * analysing process, the reading coordinator and its per-CPU readers, and
  * the analysing side's merge.
  *
- * The coordinator (a child of the analysing process) opens the file with
- * libtracecmd, fills the header below and sets `ready`; its readers (its
+ * The coordinator (a child of the analysing process) opens the file (with
+ * the project's own reader, tracedat_layout.h, or libtracecmd), fills the
+ * header below and sets `ready`; its readers (its
  * own children, one per group of CPUs, each with its own file offset)
  * decode their CPUs' records into one queue per CPU.  The analysing
  * process merges the queues in time order (tdp_merge) and hands each event
- * to the pipeline.  libtracecmd never runs in the analysing process, so a
- * crash of the library on a damaged file stays a crash of a child.
+ * to the pipeline.  Neither libtracecmd nor the decoding ever runs in the
+ * analysing process, so a crash on a damaged file stays a crash of a child.
  */
 #ifndef IMB_TRACEDAT_PAR_H
 #define IMB_TRACEDAT_PAR_H
