@@ -12,11 +12,9 @@
  * event: length follows), 30 a time extend (delta += next u32 << 27), 31
  * an absolute time (the same, with the top 5 bits kept from the page).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "daemon/source/tracedat_cpu.h"
 
@@ -49,22 +47,6 @@ static int cpu_fail(struct tdc *c, const char *what)
 	snprintf(c->err, sizeof(c->err), "CPU %u's data: %s (at file offset %llu)",
 		 c->l->cpu[c->idx].id, what, (unsigned long long)c->buf_pos);
 	return -1;
-}
-
-static int pread_all(int fd, void *p, size_t n, uint64_t off)
-{
-	while (n) {
-		ssize_t r = pread(fd, p, n, (off_t)off);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		p = (char *)p + r;
-		n -= (size_t)r;
-		off += (uint64_t)r;
-	}
-	return 0;
 }
 
 static int grow(unsigned char **b, size_t *cap, size_t n)
@@ -103,7 +85,7 @@ int tdc_open(struct tdc *c, const struct tdl *l, uint32_t idx)
 		c->end = c->pos;
 		return 0;
 	}
-	if (pread_all(l->fd, n, sizeof(n), c->pos))
+	if (tdl_pread(l->fd, n, sizeof(n), c->pos))
 		return cpu_fail(c, "cannot read its chunk count");
 	c->chunks = le32(n);
 	c->pos += 4;
@@ -120,7 +102,7 @@ static int fill_chunk(struct tdc *c)
 	if (!c->chunks || c->end - c->pos < sizeof(h))
 		return 0;
 	c->buf_pos = c->pos;
-	if (pread_all(c->l->fd, h, sizeof(h), c->pos))
+	if (tdl_pread(c->l->fd, h, sizeof(h), c->pos))
 		return cpu_fail(c, "cannot read a chunk");
 	clen = le32(h);
 	ulen = le32(h + 4);
@@ -128,7 +110,7 @@ static int fill_chunk(struct tdc *c)
 		return cpu_fail(c, "a chunk's size is out of range");
 	if (grow(&c->zbuf, &c->zcap, clen ? clen : 1) || grow(&c->buf, &c->cap, ulen ? ulen : 1))
 		return cpu_fail(c, "out of memory");
-	if (pread_all(c->l->fd, c->zbuf, clen, c->pos + sizeof(h)))
+	if (tdl_pread(c->l->fd, c->zbuf, clen, c->pos + sizeof(h)))
 		return cpu_fail(c, "cannot read a chunk");
 	if (tdl_uncompress(c->l, c->zctx, c->zbuf, clen, c->buf, ulen))
 		return cpu_fail(c, "a chunk does not uncompress");
@@ -153,7 +135,7 @@ static int fill_raw(struct tdc *c)
 	if (grow(&c->buf, &c->cap, RAW_BLOCK))
 		return cpu_fail(c, "out of memory");
 	c->buf_pos = c->pos;
-	if (pread_all(c->l->fd, c->buf, (size_t)n, c->pos))
+	if (tdl_pread(c->l->fd, c->buf, (size_t)n, c->pos))
 		return cpu_fail(c, "cannot read its pages");
 	c->pos += n;
 	c->len = (size_t)n;
@@ -290,7 +272,7 @@ static int seek_tail(struct tdc *c)
 		return 0;
 	}
 	while (c->chunks > 1) {
-		if (c->end - c->pos < sizeof(h) || pread_all(c->l->fd, h, sizeof(h), c->pos) ||
+		if (c->end - c->pos < sizeof(h) || tdl_pread(c->l->fd, h, sizeof(h), c->pos) ||
 		    le32(h) > c->end - c->pos - sizeof(h))
 			return -1;
 		c->pos += sizeof(h) + le32(h);

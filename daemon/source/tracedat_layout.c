@@ -89,7 +89,7 @@ static int why_set(char *why, size_t len, const char *fmt, ...)
 	return -1;
 }
 
-static int pread_all(int fd, void *p, size_t n, uint64_t off)
+int tdl_pread(int fd, void *p, size_t n, uint64_t off)
 {
 	while (n) {
 		ssize_t r = pread(fd, p, n, (off_t)off);
@@ -147,7 +147,7 @@ static int read_section(const struct tdl *l, uint64_t off, uint16_t *id, unsigne
 
 	*buf = NULL;
 	if (off > l->file_size || l->file_size - off < SEC_HDR_SIZE ||
-	    pread_all(l->fd, h, sizeof(h), off))
+	    tdl_pread(l->fd, h, sizeof(h), off))
 		return why_set(why, wlen, "section at offset %llu past the end",
 			       (unsigned long long)off);
 	*id = (uint16_t)take_le(&hv, 2);
@@ -158,7 +158,7 @@ static int read_section(const struct tdl *l, uint64_t off, uint16_t *id, unsigne
 		return why_set(why, wlen, "section at offset %llu: bad size",
 			       (unsigned long long)off);
 	raw = malloc(size ? size : 1);
-	if (!raw || pread_all(l->fd, raw, size, off + SEC_HDR_SIZE)) {
+	if (!raw || tdl_pread(l->fd, raw, size, off + SEC_HDR_SIZE)) {
 		free(raw);
 		return why_set(why, wlen, "section at offset %llu: cannot read it",
 			       (unsigned long long)off);
@@ -363,7 +363,7 @@ int tdl_open(struct tdl *l, int fd, char *why, size_t wlen)
 	}
 	/* the data section's flags say whether its chunks are compressed */
 	if (l->data_section > l->file_size - sizeof(sh) ||
-	    pread_all(fd, sh, sizeof(sh), l->data_section) || (sh[0] | sh[1] << 8) != OPT_BUFFER) {
+	    tdl_pread(fd, sh, sizeof(sh), l->data_section) || (sh[0] | sh[1] << 8) != OPT_BUFFER) {
 		why_set(why, wlen, "no data section at offset %llu",
 			(unsigned long long)l->data_section);
 		goto fail;

@@ -73,6 +73,9 @@ void tdl_close(struct tdl *l);
  * the file's compression; @ctx is a per-thread decompression context
  * (tdl_uncompress_ctx(), freed with tdl_uncompress_ctx_free()).  0 or -1.
  */
+/* tdl_pread - @n bytes of @fd at @off, all of them: 0, or -1 (a short file, an error) */
+int tdl_pread(int fd, void *p, size_t n, uint64_t off);
+
 void *tdl_uncompress_ctx(const struct tdl *l);
 void tdl_uncompress_ctx_free(const struct tdl *l, void *ctx);
 int tdl_uncompress(const struct tdl *l, void *ctx, const void *src, size_t slen, void *dst,
