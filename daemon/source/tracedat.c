@@ -655,6 +655,20 @@ static int td_direct_peek(struct td *t, struct tdc *c, uint32_t k, struct tep_re
 }
 
 /*
+ * Start reading CPU entry @k into @c, its first record into @rec: 1, 0
+ * when it has none, -EINVAL with t->err (and t->cb_rc) when its data
+ * cannot be read.
+ */
+static int td_direct_start(struct td *t, struct tdc *c, uint32_t k, struct tep_record *rec)
+{
+	if (!tdc_open(c, t->dl, k))
+		return td_direct_peek(t, c, k, rec);
+	td_err(t->err, "corrupted trace.dat: %s", c->err);
+	t->cb_rc = -EINVAL;
+	return -EINVAL;
+}
+
+/*
  * All CPUs in time order, read without libtracecmd, in this process (equal
  * times: the lower CPU first, as td_loop).
  */
@@ -671,11 +685,7 @@ static int td_direct_iterate(struct td *t)
 		rc = -ENOMEM;
 	}
 	for (uint32_t k = 0; k < n && !rc; k++) {
-		rc = tdc_open(&c[k], t->dl, k) ? -EINVAL : td_direct_peek(t, &c[k], k, &rec[k]);
-		if (rc == -EINVAL && !t->cb_rc) {
-			td_err(t->err, "corrupted trace.dat: %s", c[k].err);
-			t->cb_rc = rc;
-		}
+		rc = td_direct_start(t, &c[k], k, &rec[k]);
 		has[k] = rc > 0;
 		rc = rc > 0 ? 0 : rc;
 	}
@@ -1472,15 +1482,10 @@ static void td_par_reader(struct td *t, struct tdp_shm *s, uint32_t w, bool own)
 		if (s->cursor[i] == TDP_CURSOR_DONE)
 			continue;
 		if (t->dl) {
-			int rc = tdc_open(&rd.dc[rd.n], t->dl, i) ? -EINVAL :
-				 td_direct_peek(t, &rd.dc[rd.n], i, &rd.rec[rd.n]);
+			int rc = td_direct_start(t, &rd.dc[rd.n], i, &rd.rec[rd.n]);
 
 			rd.next[rd.n] = rc > 0 ? &rd.rec[rd.n] : NULL;
 			if (rc < 0) {
-				if (!t->cb_rc) {
-					td_err(t->err, "corrupted trace.dat: %s", rd.dc[rd.n].err);
-					t->cb_rc = rc;
-				}
 				t->ring = &s->ring[i];
 				td_par_fail(t, i, 0);
 			} else if (!rc) {

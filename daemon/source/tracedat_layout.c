@@ -41,7 +41,7 @@ struct view {
 	bool bad;	/* a read ran past the end */
 };
 
-static const unsigned char *take(struct view *v, size_t n)
+static const unsigned char *take(struct view *v, uint64_t n)
 {
 	const unsigned char *p = v->p + v->at;
 
@@ -49,7 +49,7 @@ static const unsigned char *take(struct view *v, size_t n)
 		v->bad = true;
 		return NULL;
 	}
-	v->at += n;
+	v->at += (size_t)n;
 	return p;
 }
 
@@ -399,7 +399,7 @@ static int parse_header_info(const struct tdl *l, struct tep_handle *tep, char *
 	struct view v = { buf, len, 0, false };
 	const char *name = take_str(&v);
 	uint64_t size = take_le(&v, 8);
-	const unsigned char *p = v.bad || size > len - v.at ? NULL : take(&v, (size_t)size);
+	const unsigned char *p = take(&v, size);
 
 	rc = id != OPT_HEADER_INFO || !p || strcmp(name, "header_page") ||
 	     tep_parse_header_page(tep, (char *)p, (unsigned long)size, l->long_size);
@@ -442,14 +442,11 @@ static int parse_formats(const struct tdl *l, struct tep_handle *tep,
 
 		for (uint32_t e = 0; e < nev && !v.bad; e++) {
 			uint64_t size = take_le(&v, 8);
-			const unsigned char *p = v.bad || size > len - v.at ? NULL
-									    : take(&v, (size_t)size);
+			const unsigned char *p = take(&v, size);
 			char name[128];
 
-			if (!p) {
-				v.bad = true;
-				break;
-			}
+			if (!p)
+				break;	/* take() marked the view bad */
 			if (format_name(p, (size_t)size, name, sizeof(name)) && want(sys, name))
 				tep_parse_event(tep, (const char *)p, (unsigned long)size, sys);
 		}
