@@ -114,6 +114,8 @@ struct model_cpu {
 	int64_t pelt_offset;		/* PELT clock - event clock */
 	uint64_t pelt_last;		/* last PELT clock used (never goes back) */
 	uint64_t offset_ts;		/* when pelt_offset was last set, 0 never */
+	uint64_t ev_clock;		/* the event being applied: its run queue's PELT clock, */
+	uint64_t ev_clock_ts;		/* ... and its time (0: the event carries none for this CPU) */
 	bool fair_curr;			/* curr is a CFS task */
 	uint64_t idle_since_ns;		/* when curr became 0 */
 	uint64_t switch_ns;		/* last sched_switch seen here */

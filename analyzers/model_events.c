@@ -25,6 +25,9 @@ static uint64_t pelt_now(struct model_cpu *c, uint64_t ts)
 	int64_t v = (int64_t)ts + c->pelt_offset;
 	uint64_t now = v < 0 ? 0 : (uint64_t)v;
 
+	if (c->ev_clock_ts && c->ev_clock_ts == ts)
+		now = c->ev_clock;
+
 	/* a new offset estimate must not move the clock backwards */
 	if (now < c->pelt_last)
 		now = c->pelt_last;
@@ -1017,8 +1020,12 @@ static void model_tick_settle(struct model *m, const struct imb_event *ev)
 		       c->tick_timer == IMB_TIMER_INSIDE;
 		t = model_task_find(m, c->tick_pid);
 		c->tick_pid = 0;
-		if (tick && t && t->state == MODEL_TASK_RUNNING && t->cpu == i && c->curr == t->pid)
+		if (tick && t && t->state == MODEL_TASK_RUNNING && t->cpu == i && c->curr == t->pid) {
+			c->ev_clock = c->tick_clock;	/* at the tick's own clock */
+			c->ev_clock_ts = c->tick_ns;
 			task_path_update(m, t, i, c->tick_ns);
+			c->ev_clock_ts = 0;
+		}
 	}
 }
 
@@ -1113,8 +1120,46 @@ static const struct imb_event *event_prepare(struct model *m, const struct imb_e
 	return ev;
 }
 
+/*
+ * The clock the kernel used for the updates an event stands for, where the
+ * event carries its run queue's clocks: a switch and an update_curr() read
+ * the clock of the CPU they are on, a wake-up that of its target.  The
+ * event's time plus the offset is the real instant, but the kernel may use
+ * an older clock: a wake-up that preempts asks the following schedule() to
+ * skip its clock update, so a switch that comes late (a vCPU preempted, a
+ * long non-preemptible section) is accounted at the wake-up's clock and
+ * the time in between charged to the next task.
+ */
+static struct model_cpu *clock_hint(struct model *m, const struct imb_event *ev)
+{
+	struct model_cpu *c;
+	int cpu = ev->cpu;
+
+	if (m->opts.plain_events || !(ev->flags & IMB_EVF_RQ_CLOCKS))
+		return NULL;
+	switch (ev->kind) {
+	case IMB_EV_SWITCH:
+	case IMB_EV_RUNTIME:
+		break;
+	case IMB_EV_WAKEUP:
+	case IMB_EV_WAKEUP_NEW:
+		if (ev->wakeup.target_cpu >= 0)
+			cpu = ev->wakeup.target_cpu;
+		break;
+	default:
+		return NULL;
+	}
+	if (cpu < 0 || cpu >= m->nr_cpus)
+		return NULL;
+	c = &m->cpus[cpu];
+	c->ev_clock = ev->clock_pelt_ns;
+	c->ev_clock_ts = ev->ts_ns;
+	return c;
+}
+
 int model_event(struct model *m, const struct imb_event *ev)
 {
+	struct model_cpu *hint;
 	struct imb_event e;
 	bool gcmp_after;
 	int cmp_after;
@@ -1149,7 +1194,10 @@ int model_event(struct model *m, const struct imb_event *ev)
 	gcmp_after = m->nr_gpend ? model_group_compare_pending(m, ev) : false;
 	if (m->has_kernel_pelt && !m->opts.plain_events)
 		model_tick_settle(m, ev);	/* only then is one held (ev_runtime()) */
+	hint = clock_hint(m, ev);
 	event_apply(m, ev);
+	if (hint)
+		hint->ev_clock_ts = 0;
 	if (cmp_after >= 0)
 		model_cpu_compare(m, &m->cpus[cmp_after]);
 	if (gcmp_after)

@@ -343,6 +343,81 @@ static void test_tick_updates_levels(void)
 	}
 }
 
+/* An event of kind @kind carrying run-queue clock @clock. */
+static struct imb_event ev_clock(uint64_t ts, int cpu, int kind, uint64_t clock)
+{
+	struct imb_event e = ev_base(ts, cpu, kind);
+
+	e.flags = IMB_EVF_RQ_CLOCKS;
+	e.clock_task_ns = e.clock_pelt_ns = clock;
+	return e;
+}
+
+/*
+ * Task 702 wakes at 10 ms and preempts 701; the wake-up asks the following
+ * schedule() to skip its clock update, and the switch comes @late after it
+ * with the wake-up's clock; the next update_curr() charges 702 from the
+ * wake-up's clock.  Returns 702's util_sum after that.
+ */
+static uint64_t late_switch_util(uint64_t late)
+{
+	struct model *m = new_model(1);
+	struct imb_event e = ev_clock(1 * MS, 0, IMB_EV_PELT_CFS, 1 * MS);
+	uint64_t sum;
+
+	e.pelt_cfs.root = 1;
+	e.pelt_cfs.last_update_time = 1 * MS;
+	feed(m, e);
+	e = ev_clock(1 * MS, 0, IMB_EV_WAKEUP, 1 * MS);
+	e.wakeup.pid = 701;
+	e.wakeup.prio = 120;
+	e.wakeup.target_cpu = 0;
+	feed(m, e);
+	e = ev_clock(1 * MS, 0, IMB_EV_SWITCH, 1 * MS);
+	e.sw.prev_prio = e.sw.next_prio = 120;
+	e.sw.prev_state = IMB_STATE_RUNNING;
+	e.sw.next_pid = 701;
+	feed(m, e);
+	e = ev_clock(10 * MS, 0, IMB_EV_RUNTIME, 10 * MS);	/* the wake-up's preemption check */
+	e.runtime.pid = 701;
+	e.runtime.runtime_ns = 9 * MS;
+	feed(m, e);
+	e = ev_clock(10 * MS, 0, IMB_EV_WAKEUP, 10 * MS);
+	e.wakeup.pid = 702;
+	e.wakeup.prio = 120;
+	e.wakeup.target_cpu = 0;
+	feed(m, e);
+	e = ev_clock(10 * MS + late, 0, IMB_EV_SWITCH, 10 * MS);
+	e.sw.prev_pid = 701;
+	e.sw.next_pid = 702;
+	e.sw.prev_prio = e.sw.next_prio = 120;
+	e.sw.prev_state = IMB_STATE_PREEMPTED;
+	feed(m, e);
+	e = ev_clock(10 * MS + 500000, 0, IMB_EV_RUNTIME, 10 * MS + 500000);
+	e.runtime.pid = 702;
+	e.runtime.runtime_ns = 500000;
+	feed(m, e);
+	e = ev_clock(10 * MS + 500000, 0, IMB_EV_SWITCH, 10 * MS + 500000);
+	e.sw.prev_pid = 702;
+	e.sw.next_pid = 701;
+	e.sw.prev_prio = e.sw.next_prio = 120;
+	e.sw.prev_state = 0x1;
+	feed(m, e);
+	sum = model_task_find(m, 702)->avg.util_sum;
+	model_free(m);
+	return sum;
+}
+
+static void test_late_switch_uses_its_clock(void)
+{
+	uint64_t prompt = late_switch_util(0), late = late_switch_util(400000);
+
+	ok(prompt > 0 && late == prompt,
+	   "a switch 400 us after the preempting wake-up, at the wake-up's clock, accounts the "
+	   "task as running from that clock (util_sum %llu, prompt %llu)",
+	   (unsigned long long)late, (unsigned long long)prompt);
+}
+
 #define AG(n) (IMB_TG_AUTOGROUP | (n))
 
 /* Two tasks of one autogroup time-sliced on CPU 0 (switches name the group). */
@@ -609,6 +684,7 @@ int main(void)
 	test_missing_idle_switch_is_bounded();
 	test_idle_switch_picks_another();
 	test_tick_updates_levels();
+	test_late_switch_uses_its_clock();
 	test_group_two_tasks();
 	test_group_migration_and_removal();
 	test_group_exit();
