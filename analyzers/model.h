@@ -65,6 +65,7 @@ struct model_task {
 	uint64_t group;			/* task group (IMB_TG_* id), 0 root or unknown */
 	uint64_t att_group;		/* group whose run queue holds its averages, 0 root */
 	uint64_t q_group;		/* group its queued counts went to, 0 root */
+	unsigned long q_weight;		/* the weight they carry (its nice may change while queued) */
 	int att_cpu;			/* CPU of att_group */
 	int cpu;			/* current or last CPU, -1 unknown */
 	uint8_t state;			/* enum model_task_state */

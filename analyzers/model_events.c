@@ -279,14 +279,37 @@ static void cpu_unqueue(struct model *m, struct model_task *t)
 	if (t->fair) {
 		if (c->nr_queued)
 			c->nr_queued--;
-		c->weight = c->weight > model_task_weight(t) ? c->weight - model_task_weight(t) : 0;
-		model_chain_dequeue(m, t->cpu, t->q_group, model_task_weight(t), !t->delayed);
+		c->weight = c->weight > t->q_weight ? c->weight - t->q_weight : 0;
+		model_chain_dequeue(m, t->cpu, t->q_group, t->q_weight, !t->delayed);
 		t->q_group = 0;
 	}
 	if (c->curr == t->pid) {
 		c->curr = 0;
 		c->idle_since_ns = t->state_ns;
 	}
+}
+
+/*
+ * What an event says of a task (model_task_note()); a queued task whose
+ * nice changed (an event shows a new priority) carries its new weight on
+ * its run queue from now on, as reweight_entity() does.
+ */
+static void task_note(struct model *m, struct model_task *t, const char *comm, int prio, uint64_t ts)
+{
+	struct model_cpu *c;
+	unsigned long w;
+
+	model_task_note(t, comm, prio, ts);
+	if (!t->fair || !t->q_weight || t->cpu < 0 || t->cpu >= m->nr_cpus ||
+	    (t->state != MODEL_TASK_RUNNING && t->state != MODEL_TASK_QUEUED))
+		return;
+	w = model_task_weight(t);
+	if (w == t->q_weight)
+		return;
+	c = &m->cpus[t->cpu];
+	c->weight = c->weight > t->q_weight ? c->weight - t->q_weight + w : w;
+	model_chain_reweight(m, t->cpu, t->q_group, t->q_weight, w);
+	t->q_weight = w;
 }
 
 /* Count a task queued on its CPU; @walk: see model_chain_enqueue(). */
@@ -297,9 +320,10 @@ static void cpu_enqueue_counts(struct model *m, struct model_task *t, bool walk)
 	c->nr_running++;
 	if (t->fair) {
 		c->nr_queued++;
-		c->weight += model_task_weight(t);
+		t->q_weight = model_task_weight(t);
+		c->weight += t->q_weight;
 		t->q_group = model_task_place(m, t, t->cpu);
-		model_chain_enqueue(m, t->cpu, t->q_group, model_task_weight(t), walk);
+		model_chain_enqueue(m, t->cpu, t->q_group, t->q_weight, walk);
 	}
 }
 
@@ -607,7 +631,7 @@ void model_task_exit_autogroup(struct model *m, struct model_task *t, int cpu, u
 	if (!m->has_groups || !t->fair || !(old & IMB_TG_AUTOGROUP) || t->cpu != cpu)
 		return;
 	if (queued) {
-		model_chain_dequeue(m, cpu, t->q_group, model_task_weight(t), true);
+		model_chain_dequeue(m, cpu, t->q_group, t->q_weight, true);
 		t->q_group = 0;
 	}
 	if (t->pelt_valid && t->att_group)
@@ -619,7 +643,7 @@ void model_task_exit_autogroup(struct model *m, struct model_task *t, int cpu, u
 		model_task_set_att(m, t, 0);
 	}
 	if (queued)
-		model_chain_enqueue(m, cpu, 0, model_task_weight(t), true);
+		model_chain_enqueue(m, cpu, 0, t->q_weight, true);
 }
 
 /* A switch's prev leaves the CPU: still queued (R, R+), or blocked and dequeued. */
@@ -632,7 +656,7 @@ static struct model_task *switch_prev_out(struct model *m, struct model_cpu *c,
 
 	if (!prev)
 		return NULL;
-	model_task_note(prev, s->prev_comm, s->prev_prio, ts);
+	task_note(m, prev, s->prev_comm, s->prev_prio, ts);
 	model_task_set_tgid(m, prev, s->prev_tgid);
 	/* first sight, or the trace missed how it got here */
 	task_queue_here(m, prev, c->cpu, ts);
@@ -683,7 +707,7 @@ static void switch_next_in(struct model *m, struct model_cpu *c, const struct im
 
 	if (!next)
 		return;
-	model_task_note(next, s->next_comm, s->next_prio, ts);
+	task_note(m, next, s->next_comm, s->next_prio, ts);
 	model_task_set_tgid(m, next, s->next_tgid);
 	if (s->next_cgroup)
 		next->cgroup = s->next_cgroup;
@@ -800,7 +824,7 @@ static void ev_wakeup(struct model *m, const struct imb_event *ev, bool fresh)
 
 	if (!t)
 		return;
-	model_task_note(t, w->comm, w->prio, ev->ts_ns);
+	task_note(m, t, w->comm, w->prio, ev->ts_ns);
 	model_task_set_tgid(m, t, w->tgid);
 	if (fresh && t->state == MODEL_TASK_UNKNOWN)
 		t->pelt_valid = false;
@@ -815,7 +839,7 @@ static void ev_migrate(struct model *m, const struct imb_event *ev)
 
 	if (!t || model_cpu_grow(m, mg->dest_cpu) || model_cpu_grow(m, mg->orig_cpu))
 		return;
-	model_task_note(t, mg->comm, mg->prio, ts);
+	task_note(m, t, mg->comm, mg->prio, ts);
 	model_task_delay_end(m, t, 0, false);
 	t->migrations++;
 	t->win_migrations++;
@@ -882,7 +906,7 @@ static void ev_fork(struct model *m, const struct imb_event *ev)
 
 	if (!t)
 		return;
-	model_task_note(t, ev->fork.child_comm, -1, ev->ts_ns);
+	task_note(m, t, ev->fork.child_comm, -1, ev->ts_ns);
 	model_task_set_att(m, t, 0);
 	t->pelt_valid = false;
 	t->attach_pending = false;
@@ -903,7 +927,7 @@ static void ev_exit(struct model *m, const struct imb_event *ev)
 
 	if (!t)
 		return;
-	model_task_note(t, ev->exit.comm, ev->exit.prio, ts);
+	task_note(m, t, ev->exit.comm, ev->exit.prio, ts);
 	t->exited = true;
 	t->win_seen = true;
 	/*

@@ -249,6 +249,19 @@ void model_chain_enqueue(struct model *m, int cpu, uint64_t id, unsigned long w,
 		m->cpus[cpu].root_weight += w;
 }
 
+/*
+ * A queued entity of group @id's run queue (or the root's) changes weight
+ * from @from to @to (a task reniced while queued: reweight_entity()); the
+ * levels above keep theirs until the group's shares are computed again.
+ */
+void model_chain_reweight(struct model *m, int cpu, uint64_t id, unsigned long from, unsigned long to)
+{
+	struct model_group *g = id ? model_group_find(m, cpu, id) : NULL;
+	uint64_t *w = g ? &g->weight : &m->cpus[cpu].root_weight;
+
+	*w = *w > from ? *w - from + to : to;
+}
+
 /* Take one queued entity off (see model_chain_enqueue()). */
 void model_chain_dequeue(struct model *m, int cpu, uint64_t id, unsigned long w, bool walk)
 {

@@ -485,6 +485,58 @@ static void test_group_two_tasks(void)
 	model_free(m);
 }
 
+/*
+ * A queued task reniced (the daemon itself goes to nice -10 after its
+ * start): the group's run queue weight follows, and the task's sleep takes
+ * off the weight it carries, not the one it was queued with.
+ */
+static void test_group_renice_while_queued(void)
+{
+	struct model *m = new_model(1);
+	struct model_group *g;
+	struct imb_event e;
+
+	swg(m, 1 * MS, 0, 0, 0, 801, AG(9));
+	wakeup(m, 1 * MS + 1000, 802, 0, false);
+	swg(m, 4 * MS, 0, 801, IMB_STATE_PREEMPTED, 802, AG(9));
+	g = model_group_find(m, 0, AG(9));
+	ok(g && g->weight == 2 * pelt_nice_to_weight(0), "two nice-0 tasks queued in the group (%llu)",
+	   g ? (unsigned long long)g->weight : 0ull);
+	e = ev_base(7 * MS, 0, IMB_EV_SWITCH);	/* 802 shows priority 110: nice -10 */
+	e.sw.prev_pid = 802;
+	e.sw.prev_prio = 110;
+	e.sw.prev_state = IMB_STATE_PREEMPTED;
+	e.sw.next_pid = 801;
+	e.sw.next_prio = 120;
+	e.sw.next_group = AG(9);
+	feed(m, e);
+	g = model_group_find(m, 0, AG(9));
+	ok(g && g->weight == pelt_nice_to_weight(0) + pelt_nice_to_weight(-10),
+	   "the reniced task carries its new weight on the group's run queue (%llu)",
+	   g ? (unsigned long long)g->weight : 0ull);
+	e = ev_base(8 * MS, 0, IMB_EV_SWITCH);
+	e.sw.prev_pid = 801;
+	e.sw.prev_prio = 120;
+	e.sw.prev_state = IMB_STATE_PREEMPTED;
+	e.sw.next_pid = 802;
+	e.sw.next_prio = 110;
+	e.sw.next_group = AG(9);
+	feed(m, e);
+	e = ev_base(9 * MS, 0, IMB_EV_SWITCH);	/* 802 sleeps; 801 still queued */
+	e.sw.prev_pid = 802;
+	e.sw.prev_prio = 110;
+	e.sw.prev_state = 0x1;
+	e.sw.next_pid = 801;
+	e.sw.next_prio = 120;
+	e.sw.next_group = AG(9);
+	feed(m, e);
+	g = model_group_find(m, 0, AG(9));
+	ok(g && g->weight == pelt_nice_to_weight(0),
+	   "its sleep leaves the other task's weight, not 0 (%llu)",
+	   g ? (unsigned long long)g->weight : 0ull);
+	model_free(m);
+}
+
 static void test_group_migration_and_removal(void)
 {
 	struct model *m = new_model(2);
@@ -686,6 +738,7 @@ int main(void)
 	test_tick_updates_levels();
 	test_late_switch_uses_its_clock();
 	test_group_two_tasks();
+	test_group_renice_while_queued();
 	test_group_migration_and_removal();
 	test_group_exit();
 	test_group_eviction();
