@@ -264,6 +264,39 @@ static void cpu_end_delays(struct model *m, struct model_cpu *c, uint64_t ts)
 	c->nr_delayed = 0;
 }
 
+/*
+ * A fair task's share of its CPU's counts: the fair run queue's count and
+ * weight and its group path (model_chain_enqueue()).  q_weight is the
+ * weight it went in with, 0 while it is not counted; taken off with that
+ * weight, whatever the task's priority says by then.
+ */
+static void fair_counts_on(struct model *m, struct model_task *t, bool walk)
+{
+	struct model_cpu *c = &m->cpus[t->cpu];
+
+	if (!t->fair || t->q_weight)
+		return;
+	c->nr_queued++;
+	t->q_weight = model_task_weight(t);
+	c->weight += t->q_weight;
+	t->q_group = model_task_place(m, t, t->cpu);
+	model_chain_enqueue(m, t->cpu, t->q_group, t->q_weight, walk);
+}
+
+static void fair_counts_off(struct model *m, struct model_task *t, bool walk)
+{
+	struct model_cpu *c = &m->cpus[t->cpu];
+
+	if (!t->q_weight)
+		return;
+	if (c->nr_queued)
+		c->nr_queued--;
+	c->weight = c->weight > t->q_weight ? c->weight - t->q_weight : 0;
+	model_chain_dequeue(m, t->cpu, t->q_group, t->q_weight, walk);
+	t->q_group = 0;
+	t->q_weight = 0;
+}
+
 /* Take a queued/running task off its CPU's counts (no PELT change). */
 static void cpu_unqueue(struct model *m, struct model_task *t)
 {
@@ -276,13 +309,7 @@ static void cpu_unqueue(struct model *m, struct model_task *t)
 	c = &m->cpus[t->cpu];
 	if (c->nr_running)
 		c->nr_running--;
-	if (t->fair) {
-		if (c->nr_queued)
-			c->nr_queued--;
-		c->weight = c->weight > t->q_weight ? c->weight - t->q_weight : 0;
-		model_chain_dequeue(m, t->cpu, t->q_group, t->q_weight, !t->delayed);
-		t->q_group = 0;
-	}
+	fair_counts_off(m, t, !t->delayed);
 	if (c->curr == t->pid) {
 		c->curr = 0;
 		c->idle_since_ns = t->state_ns;
@@ -300,11 +327,19 @@ static void task_note(struct model *m, struct model_task *t, const char *comm, i
 	unsigned long w;
 
 	model_task_note(t, comm, prio, ts);
-	if (!t->fair || !t->q_weight || t->cpu < 0 || t->cpu >= m->nr_cpus ||
+	if (t->cpu < 0 || t->cpu >= m->nr_cpus ||
 	    (t->state != MODEL_TASK_RUNNING && t->state != MODEL_TASK_QUEUED))
 		return;
+	if (t->fair != !!t->q_weight) {
+		/* into or out of the fair class while queued */
+		if (t->q_weight)
+			fair_counts_off(m, t, true);
+		else
+			fair_counts_on(m, t, true);
+		return;
+	}
 	w = model_task_weight(t);
-	if (w == t->q_weight)
+	if (!t->q_weight || w == t->q_weight)
 		return;
 	c = &m->cpus[t->cpu];
 	c->weight = c->weight > t->q_weight ? c->weight - t->q_weight + w : w;
@@ -315,16 +350,8 @@ static void task_note(struct model *m, struct model_task *t, const char *comm, i
 /* Count a task queued on its CPU; @walk: see model_chain_enqueue(). */
 static void cpu_enqueue_counts(struct model *m, struct model_task *t, bool walk)
 {
-	struct model_cpu *c = &m->cpus[t->cpu];
-
-	c->nr_running++;
-	if (t->fair) {
-		c->nr_queued++;
-		t->q_weight = model_task_weight(t);
-		c->weight += t->q_weight;
-		t->q_group = model_task_place(m, t, t->cpu);
-		model_chain_enqueue(m, t->cpu, t->q_group, t->q_weight, walk);
-	}
+	m->cpus[t->cpu].nr_running++;
+	fair_counts_on(m, t, walk);
 }
 
 static void cpu_enqueue(struct model *m, struct model_task *t)

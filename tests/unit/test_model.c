@@ -537,6 +537,46 @@ static void test_group_renice_while_queued(void)
 	model_free(m);
 }
 
+/*
+ * A task woken as real-time (prio 50) into a CPU where a fair task runs,
+ * then seen fair (its boost ended) while still queued: it is counted on
+ * the fair run queue from then, and its sleep takes off what it added.
+ */
+static void test_class_change_while_queued(void)
+{
+	struct model *m = new_model(1);
+	struct model_cpu *c;
+	struct imb_event e;
+
+	swg(m, 1 * MS, 0, 0, 0, 811, AG(11));
+	e = ev_base(2 * MS, 0, IMB_EV_WAKEUP);
+	e.wakeup.pid = 812;
+	e.wakeup.prio = 50;
+	e.wakeup.target_cpu = 0;
+	feed(m, e);
+	c = &m->cpus[0];
+	ok(c->nr_queued == 1 && c->weight == pelt_nice_to_weight(0),
+	   "a real-time task is not counted on the fair run queue (%u, %llu)", c->nr_queued,
+	   (unsigned long long)c->weight);
+	e = ev_base(3 * MS, 0, IMB_EV_SWITCH);	/* 812 shows priority 120 */
+	e.sw.prev_pid = 812;
+	e.sw.prev_prio = 120;
+	e.sw.prev_state = IMB_STATE_PREEMPTED;
+	e.sw.next_pid = 811;
+	e.sw.next_prio = 120;
+	e.sw.next_group = AG(11);
+	feed(m, e);
+	ok(c->nr_queued == 2 && c->weight == 2 * pelt_nice_to_weight(0),
+	   "seen fair while queued, it is counted (%u, %llu)", c->nr_queued,
+	   (unsigned long long)c->weight);
+	sw(m, 4 * MS, 0, 811, IMB_STATE_PREEMPTED, 812);
+	sw(m, 5 * MS, 0, 812, 0x1, 811);
+	ok(c->nr_queued == 1 && c->weight == pelt_nice_to_weight(0),
+	   "its sleep takes off what it added (%u, %llu)", c->nr_queued,
+	   (unsigned long long)c->weight);
+	model_free(m);
+}
+
 static void test_group_migration_and_removal(void)
 {
 	struct model *m = new_model(2);
@@ -739,6 +779,7 @@ int main(void)
 	test_late_switch_uses_its_clock();
 	test_group_two_tasks();
 	test_group_renice_while_queued();
+	test_class_change_while_queued();
 	test_group_migration_and_removal();
 	test_group_exit();
 	test_group_eviction();
