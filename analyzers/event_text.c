@@ -14,7 +14,8 @@
 
 #include "event_text.h"
 
-enum ftype { F_I32, F_U32, F_U64, F_I64, F_U8, F_COMM, F_STATE };
+/* F_PRIO: an int32 priority whose absence means unknown (-1), so 0 (the stop class) is written */
+enum ftype { F_I32, F_U32, F_U64, F_I64, F_U8, F_COMM, F_STATE, F_PRIO };
 
 struct field {
 	const char *key;
@@ -28,12 +29,12 @@ struct field {
 static const struct field f_switch[] = {
 	{ "prev_pid", F_I32, EV(sw.prev_pid) },
 	{ "prev_tgid", F_I32, EV(sw.prev_tgid) },
-	{ "prev_prio", F_I32, EV(sw.prev_prio) },
+	{ "prev_prio", F_PRIO, EV(sw.prev_prio) },
 	{ "prev_state", F_STATE, EV(sw.prev_state) },
 	{ "prev_comm", F_COMM, EV(sw.prev_comm) },
 	{ "next_pid", F_I32, EV(sw.next_pid) },
 	{ "next_tgid", F_I32, EV(sw.next_tgid) },
-	{ "next_prio", F_I32, EV(sw.next_prio) },
+	{ "next_prio", F_PRIO, EV(sw.next_prio) },
 	{ "next_comm", F_COMM, EV(sw.next_comm) },
 	{ "next_cgroup", F_U64, EV(sw.next_cgroup) },
 	{ "next_group", F_U64, EV(sw.next_group) },
@@ -44,7 +45,7 @@ static const struct field f_switch[] = {
 static const struct field f_wakeup[] = {
 	{ "pid", F_I32, EV(wakeup.pid) },
 	{ "tgid", F_I32, EV(wakeup.tgid) },
-	{ "prio", F_I32, EV(wakeup.prio) },
+	{ "prio", F_PRIO, EV(wakeup.prio) },
 	{ "target_cpu", F_I32, EV(wakeup.target_cpu) },
 	{ "comm", F_COMM, EV(wakeup.comm) },
 	{ "delayed", F_U32, EV(wakeup.delayed) },
@@ -53,7 +54,7 @@ static const struct field f_wakeup[] = {
 
 static const struct field f_migrate[] = {
 	{ "pid", F_I32, EV(migrate.pid) },
-	{ "prio", F_I32, EV(migrate.prio) },
+	{ "prio", F_PRIO, EV(migrate.prio) },
 	{ "orig_cpu", F_I32, EV(migrate.orig_cpu) },
 	{ "dest_cpu", F_I32, EV(migrate.dest_cpu) },
 	{ "comm", F_COMM, EV(migrate.comm) },
@@ -70,7 +71,7 @@ static const struct field f_fork[] = {
 
 static const struct field f_exit[] = {
 	{ "pid", F_I32, EV(exit.pid) },
-	{ "prio", F_I32, EV(exit.prio) },
+	{ "prio", F_PRIO, EV(exit.prio) },
 	{ "comm", F_COMM, EV(exit.comm) },
 	{ NULL, 0, 0 },
 };
@@ -247,6 +248,14 @@ int event_text_format(const struct imb_event *ev, char *buf, size_t len)
 				out_printf(&o, " %s=%" PRId32, f->key, v);
 			break;
 		}
+		case F_PRIO: {
+			int32_t v;
+
+			memcpy(&v, p, sizeof(v));
+			if (v != -1)
+				out_printf(&o, " %s=%" PRId32, f->key, v);
+			break;
+		}
 		case F_U32: {
 			uint32_t v;
 
@@ -405,7 +414,8 @@ static int set_field(struct imb_event *ev, const struct field *f, const char *v,
 	uint64_t x;
 
 	switch (f->type) {
-	case F_I32: {
+	case F_I32:
+	case F_PRIO: {
 		int32_t y;
 
 		if (!parse_int(v, ve, INT32_MIN, INT32_MAX, &x))
@@ -526,6 +536,12 @@ static int parse_head(struct line_parse *p, const char *line, const char *s, con
 			    (size_t)(s - line) + 1, (int)(t - s > 32 ? 32 : t - s), s);
 	p->ev.kind = (uint16_t)kind;
 	p->fields = kind_fields[kind];
+	for (const struct field *f = p->fields; f->key; f++)
+		if (f->type == F_PRIO) {
+			int32_t unknown = -1;
+
+			memcpy((char *)&p->ev + f->off, &unknown, sizeof(unknown));
+		}
 	p->kname = imb_ev_kind_name(kind);
 	*end = t;
 	return 0;

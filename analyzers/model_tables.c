@@ -243,7 +243,7 @@ static void task_set_prio(struct model_task *t, int prio)
 	if (prio < 0 && prio != -1)
 		return;
 	t->prio = prio;
-	t->fair = prio >= 100 || prio == 0;	/* 0: not given (the text format omits it) */
+	t->fair = prio >= 100;	/* 0: the stop class (migration/N), 1-99: real-time */
 	t->nice = imb_prio_to_nice(prio);
 }
 

@@ -240,6 +240,15 @@ static void test_examples(void)
 	       "a comment line is skipped");
 	is_int(event_text_parse("   \n", 4, &e, err, sizeof(err)), 1, "a blank line is skipped");
 	is_int(event_text_format(&e, out, 8), -ENOSPC, "a short buffer is -ENOSPC");
+	l = "7 wakeup cpu=0 pid=18 comm=migration/0";
+	event_text_parse(l, strlen(l), &e, err, sizeof(err));
+	is_int(e.wakeup.prio, -1, "a priority left out is unknown (-1), not 0");
+	e.wakeup.prio = 0;
+	event_text_format(&e, out, sizeof(out));
+	ok(strstr(out, " prio=0") != NULL, "priority 0 (the stop class) is written: %s", out);
+	e.wakeup.prio = -1;
+	event_text_format(&e, out, sizeof(out));
+	ok(strstr(out, "prio") == NULL, "an unknown priority is left out: %s", out);
 }
 
 static void expect_err(const char *line, const char *want)
