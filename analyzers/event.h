@@ -159,6 +159,12 @@ struct imb_ev_vruntime {
 
 struct imb_ev_lost {
 	uint64_t count;			/* events lost on this CPU since the last report */
+	/*
+	 * 1: runs of the BPF programs the kernel skipped (a tracepoint hit
+	 * while the same program ran on that CPU, from an interrupt), whose
+	 * CPU it does not say: cpu is 0 then
+	 */
+	uint32_t skipped;
 };
 
 struct imb_event {

@@ -140,6 +140,7 @@ static const struct field f_vruntime[] = {
 
 static const struct field f_lost[] = {
 	{ "count", F_U64, EV(lost.count) },
+	{ "skipped", F_U32, EV(lost.skipped) },
 	{ NULL, 0, 0 },
 };
 

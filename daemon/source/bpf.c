@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
@@ -64,6 +65,8 @@ struct source_bpf {
 	uint64_t group_paths, group_paths_bad;	/* IMB_W_GROUP_PATH records read, dropped */
 	struct group_names *names;	/* where group paths go, NULL none (not owned) */
 	uint64_t *lost_cpu;		/* [nr_cpus] reported so far */
+	uint64_t skipped;		/* program runs the kernel skipped, reported so far */
+	uint64_t skipped_read_ns;	/* when the programs' counters were last read */
 	uint64_t *drop_vals;		/* [nr_cpus] scratch for the map read */
 	int err;			/* allocation failure inside the ring callback */
 	/* one poll's share of the ring (see ring_sample()) */
@@ -608,6 +611,60 @@ static int ring_sample(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/*
+ * Runs of the loaded programs the kernel skipped so far: a tracepoint that
+ * fires while the same program runs on that CPU (an interrupt inside it)
+ * is not run again but counted in the program's recursion_misses.  Those
+ * events never reach the ring.
+ */
+static uint64_t programs_skipped(const struct source_bpf *s)
+{
+	struct bpf_program *p;
+	uint64_t n = 0;
+
+	bpf_object__for_each_program(p, s->skel->obj) {
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+			n += info.recursion_misses;
+	}
+	return n;
+}
+
+/*
+ * New skipped runs (programs_skipped()) as one IMB_EV_LOST stamped @now,
+ * read at most once a second unless @force.
+ */
+static int skipped_collect(struct source_bpf *s, uint64_t now, bool force)
+{
+	struct imb_event *ev;
+	uint64_t n;
+
+	if (!force && now - s->skipped_read_ns < 1000000000ull)
+		return 0;
+	s->skipped_read_ns = now;
+	n = programs_skipped(s);
+	if (n <= s->skipped)
+		return 0;
+	ev = heap_slot(s);
+	if (!ev)
+		return -ENOMEM;
+	ev->ts_ns = now;
+	ev->cpu = 0;
+	ev->kind = IMB_EV_LOST;
+	ev->lost.count = n - s->skipped;
+	ev->lost.skipped = 1;
+	heap_push_commit(s);
+	s->lost += n - s->skipped;
+	s->skipped = n;
+	return 0;
+}
+
 /* Turn new reservation failures into IMB_EV_LOST events stamped @now. */
 static int drops_collect(struct source_bpf *s, uint64_t now)
 {
@@ -684,6 +741,8 @@ int source_bpf_poll(struct source_bpf *s, int timeout_ms, imb_event_fn fn, void 
 	if (ret < 0 && ret != -EINTR && ret != RING_YIELD)
 		return ret;
 	ret = drops_collect(s, now);
+	if (ret >= 0)
+		ret = skipped_collect(s, now, false);
 	if (ret < 0)
 		return ret;
 	/*
@@ -716,6 +775,8 @@ int source_bpf_flush(struct source_bpf *s, imb_event_fn fn, void *ctx)
 		return ret;
 	}
 	ret = drops_collect(s, mono_ns());
+	if (ret >= 0)
+		ret = skipped_collect(s, mono_ns(), true);
 	if (ret < 0)
 		return ret;
 	return deliver(s, UINT64_MAX, fn, ctx);
@@ -727,6 +788,7 @@ void source_bpf_stats(const struct source_bpf *s, struct source_bpf_stats *st)
 	st->events = s->events;
 	st->records = s->records;
 	st->lost = s->lost;
+	st->skipped = s->skipped;
 	st->late = s->late;
 	st->unreported = s->unreported;
 	st->group_paths = s->group_paths;

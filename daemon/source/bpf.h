@@ -47,7 +47,8 @@ struct source_bpf_opts {
 struct source_bpf_stats {
 	uint64_t events;		/* delivered to the callback */
 	uint64_t records;		/* wire records read from the ring buffer */
-	uint64_t lost;			/* records the kernel could not reserve, all CPUs */
+	uint64_t lost;			/* records the kernel could not reserve, all CPUs, and skipped */
+	uint64_t skipped;		/* ... of them: program runs the kernel skipped (recursion) */
 	uint64_t late;			/* records older than one already delivered (ts raised) */
 	uint64_t unreported;		/* switches the kernel did not report, recovered
 					 * from sched_exit_tp (delivered as switches) */

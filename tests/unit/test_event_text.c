@@ -186,6 +186,7 @@ static void random_event(struct imb_event *e)
 		break;
 	case IMB_EV_LOST:
 		e->lost.count = rval();
+		e->lost.skipped = (uint32_t)rval() & 1;
 		break;
 	}
 }
