@@ -115,6 +115,8 @@ struct model_cpu {
 	int64_t pelt_offset;		/* PELT clock - event clock */
 	uint64_t pelt_last;		/* last PELT clock used (never goes back) */
 	uint64_t offset_ts;		/* when pelt_offset was last set, 0 never */
+	uint64_t count_excess_ns;	/* since when the root records count fewer tasks than the model, 0 not */
+	bool k_counts;			/* the root records have shown a task count */
 	uint64_t ev_clock;		/* the event being applied: its run queue's PELT clock, */
 	uint64_t ev_clock_ts;		/* ... and its time (0: the event carries none for this CPU) */
 	bool fair_curr;			/* curr is a CFS task */
@@ -244,6 +246,7 @@ struct model {
 	size_t tgid_hint_cap, nr_tgid_hints;
 	uint64_t out_of_order;		/* events older than the previous one */
 	uint64_t vanished;		/* running tasks replaced without a switch naming them */
+	uint64_t unseen_dequeued;	/* queued tasks the kernel's counts showed gone (model_cpu_count_check()) */
 	uint64_t switch_out_fair;	/* fair tasks switched out */
 	uint64_t switch_out_blocked;	/* ... of them going to sleep (periodic work) */
 

@@ -673,6 +673,57 @@ void model_task_exit_autogroup(struct model *m, struct model_task *t, int cpu, u
 		model_chain_enqueue(m, cpu, 0, t->q_weight, true);
 }
 
+/*
+ * The kernel's root records count the fair tasks queued on the CPU
+ * (h_nr_queued, delayed ones included).  Where that stays below the
+ * model's count for MODEL_UNSEEN_NS, a task the model has waiting there
+ * left without an event saying so: some kernels hide every switch of
+ * certain threads (this host's hides its PID-1 agent's now and then, so
+ * a worker last seen preempted stays queued in the model for good, one
+ * runnable task too many: CPU runnable_avg +40-100 under load).  The task
+ * waiting that was seen last longest ago, before the counts parted, is
+ * taken as asleep from now.
+ */
+#define MODEL_UNSEEN_NS 20000000ull
+
+void model_cpu_count_check(struct model *m, struct model_cpu *c, uint32_t k_h_nr_queued, uint64_t ts)
+{
+	struct model_task *gone = NULL;
+
+	if (k_h_nr_queued)
+		c->k_counts = true;
+	if (!c->k_counts || c->nr_queued <= k_h_nr_queued) {
+		c->count_excess_ns = 0;
+		return;
+	}
+	if (!c->count_excess_ns) {
+		c->count_excess_ns = ts;
+		return;
+	}
+	if (ts - c->count_excess_ns < MODEL_UNSEEN_NS)
+		return;
+	for (size_t i = 0; i < m->nr_tasks; i++) {
+		struct model_task *t = &m->tasks[i];
+
+		if (t->cpu != c->cpu || t->state != MODEL_TASK_QUEUED || !t->q_weight || t->delayed ||
+		    t->pid == c->curr || t->last_ns >= c->count_excess_ns)
+			continue;
+		if (!gone || t->last_ns < gone->last_ns)
+			gone = t;
+	}
+	c->count_excess_ns = ts;	/* found or not: look again in MODEL_UNSEEN_NS */
+	if (!gone)
+		return;
+	model_task_pelt_update(m, gone, ts);
+	task_account(gone, ts);
+	if (m->has_groups)
+		task_path_update(m, gone, c->cpu, ts);
+	cpu_unqueue(m, gone);
+	gone->state = MODEL_TASK_SLEEPING;
+	gone->state_ns = ts;
+	m->unseen_dequeued++;
+}
+
 /* A switch's prev leaves the CPU: still queued (R, R+), or blocked and dequeued. */
 static struct model_task *switch_prev_out(struct model *m, struct model_cpu *c,
 					  const struct imb_ev_switch *s, uint64_t stop, uint64_t ts)

@@ -418,6 +418,58 @@ static void test_late_switch_uses_its_clock(void)
 	   (unsigned long long)late, (unsigned long long)prompt);
 }
 
+/* The kernel's record of CPU 0's root run queue counting @queued fair tasks. */
+static void root_rec(struct model *m, uint64_t ts, uint32_t queued)
+{
+	struct imb_event e = ev_clock(ts, 0, IMB_EV_PELT_CFS, ts);
+
+	e.pelt_cfs.root = 1;
+	e.pelt_cfs.last_update_time = ts;
+	e.pelt_cfs.h_nr_queued = e.pelt_cfs.h_nr_runnable = e.pelt_cfs.nr_queued = queued;
+	feed(m, e);
+}
+
+/*
+ * Task 902 is preempted and never seen again (its later switches hidden
+ * from the trace).  While the kernel's root records count it, the model
+ * keeps it queued; once they stop counting it for 20 ms, it is taken as
+ * asleep.  Returns the model's count of such tasks; *@state its state.
+ */
+static uint64_t unseen_run(uint32_t kernel_queued, int *state)
+{
+	struct model *m = new_model(1);
+	uint64_t n;
+
+	swg(m, 1 * MS, 0, 0, 0, 901, IMB_TG_ROOT);
+	wakeup(m, 1 * MS + 1000, 902, 0, false);
+	swg(m, 2 * MS, 0, 901, IMB_STATE_PREEMPTED, 902, IMB_TG_ROOT);
+	swg(m, 3 * MS, 0, 902, IMB_STATE_PREEMPTED, 901, IMB_TG_ROOT);
+	root_rec(m, 3 * MS + 1000, 2);
+	for (uint64_t t = 4 * MS; t <= 40 * MS; t += 4 * MS) {
+		runtime(m, t, 0, 901, 4 * MS);
+		root_rec(m, t + 1000, kernel_queued);
+	}
+	*state = model_task_find(m, 902)->state;
+	n = m->unseen_dequeued;
+	model_free(m);
+	return n;
+}
+
+static void test_unseen_dequeue(void)
+{
+	int state = -1;
+	uint64_t n;
+
+	n = unseen_run(1, &state);
+	ok(n == 1 && state == MODEL_TASK_SLEEPING,
+	   "a waiting task the kernel's counts leave out for 20 ms is taken as asleep (%llu, state %d)",
+	   (unsigned long long)n, state);
+	n = unseen_run(2, &state);
+	ok(n == 0 && state == MODEL_TASK_QUEUED,
+	   "one the counts still hold stays queued however long it waits (%llu, state %d)",
+	   (unsigned long long)n, state);
+}
+
 #define AG(n) (IMB_TG_AUTOGROUP | (n))
 
 /* Two tasks of one autogroup time-sliced on CPU 0 (switches name the group). */
@@ -777,6 +829,7 @@ int main(void)
 	test_idle_switch_picks_another();
 	test_tick_updates_levels();
 	test_late_switch_uses_its_clock();
+	test_unseen_dequeue();
 	test_group_two_tasks();
 	test_group_renice_while_queued();
 	test_class_change_while_queued();
