@@ -77,6 +77,7 @@ struct model_task {
 	bool delayed;			/* blocked, but the kernel keeps it queued (delayed dequeue) */
 	bool requeue;			/* delayed, and a wake-up started: it requeues in place */
 	uint64_t delayed_group;		/* the group it was queued in when it blocked */
+	int held_cpu;			/* its delay holds delayed_group's path there (nr_held), -1 not */
 
 	uint64_t first_ns;		/* first event naming the task */
 	uint64_t last_ns;		/* last event naming the task */
@@ -154,6 +155,7 @@ struct model_group {
 	int cpu;
 	uint32_t nr_queued;		/* entities queued on its run queue */
 	uint32_t h_nr_runnable;		/* runnable tasks below it */
+	uint32_t nr_held;		/* delayed tasks below it: out of the model's counts, still queued in the kernel's */
 	uint32_t se_runnable;		/* its entity's runnable weight: h_nr_runnable at the last walk */
 	uint64_t weight;		/* load.weight of its run queue */
 	uint32_t nr_tasks;		/* tasks whose averages or counts are here */

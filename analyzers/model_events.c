@@ -230,19 +230,24 @@ void model_task_delay_end(struct model *m, struct model_task *t, uint64_t now, b
 		return;
 	t->delayed = false;
 	t->requeue = false;
-	if (t->cpu < 0 || t->cpu >= m->nr_cpus)
-		return;
-	c = &m->cpus[t->cpu];
-	if (c->nr_delayed)
-		c->nr_delayed--;
-	if (!walk || !t->delayed_group || !(g = model_group_find(m, t->cpu, t->delayed_group)))
-		return;
-	model_chain_runnable(m, t->cpu, g->parent_id, 1, false);
-	c->nr_queued++;
-	model_path_update(m, t->cpu, g->id, now);
-	model_chain_runnable(m, t->cpu, g->parent_id, -1, false);
-	c->nr_queued--;
-	model_chain_runnable(m, t->cpu, g->id, 0, true);	/* the walk's se_update_runnable() */
+	if (t->cpu >= 0 && t->cpu < m->nr_cpus) {
+		c = &m->cpus[t->cpu];
+		if (c->nr_delayed)
+			c->nr_delayed--;
+		if (walk && t->delayed_group && (g = model_group_find(m, t->cpu, t->delayed_group))) {
+			model_chain_runnable(m, t->cpu, g->parent_id, 1, false);
+			c->nr_queued++;
+			model_path_update(m, t->cpu, g->id, now);
+			model_chain_runnable(m, t->cpu, g->parent_id, -1, false);
+			c->nr_queued--;
+			model_chain_runnable(m, t->cpu, g->id, 0, true);	/* the walk's se_update_runnable() */
+		}
+	}
+	/* dequeued at last: the path it held is free (after the walk's update) */
+	if (t->held_cpu >= 0) {
+		model_chain_hold(m, t->held_cpu, t->delayed_group, -1);
+		t->held_cpu = -1;
+	}
 }
 
 /* The CPU goes idle: the pick took every delayed task there off (at @ts). */
@@ -293,6 +298,10 @@ static void fair_counts_off(struct model *m, struct model_task *t, bool walk)
 		c->nr_queued--;
 	c->weight = c->weight > t->q_weight ? c->weight - t->q_weight : 0;
 	model_chain_dequeue(m, t->cpu, t->q_group, t->q_weight, walk);
+	if (t->delayed && t->q_group && t->held_cpu < 0 && t->delayed_group == t->q_group) {
+		model_chain_hold(m, t->cpu, t->q_group, 1);
+		t->held_cpu = t->cpu;
+	}
 	t->q_group = 0;
 	t->q_weight = 0;
 }

@@ -71,7 +71,7 @@ static bool group_evictable(const struct model *m, const struct model_group *g)
 {
 	uint64_t now = m->cpus[g->cpu].pelt_last, n;
 
-	if (g->nr_queued || g->h_nr_runnable || g->nr_tasks || g->nr_children)
+	if (g->nr_queued || g->h_nr_runnable || g->nr_held || g->nr_tasks || g->nr_children)
 		return false;
 	n = now > g->cfs.avg.last_update_time ?
 		(now - g->cfs.avg.last_update_time) / PELT_PERIOD_NS : 0;
@@ -484,7 +484,8 @@ static void group_se_update(struct model *m, struct model_group *g, uint64_t now
 	bool curr = model_group_is_curr(m, c, g);
 
 	if (g->se_attached && now >= g->se.last_update_time)
-		pelt_se_update(&g->se, now, g->shares, g->nr_queued > 0, (int)g->se_runnable, curr);
+		pelt_se_update(&g->se, now, g->shares, g->nr_queued > 0 || g->nr_held > 0,
+			       (int)g->se_runnable, curr);
 	if (pg)
 		group_cfs_update(m, pg, now);
 	else
@@ -523,6 +524,26 @@ void model_chain_runnable(struct model *m, int cpu, uint64_t id, int d, bool wal
 			g->h_nr_runnable += (uint32_t)d;
 		if (walk)
 			g->se_runnable = g->h_nr_runnable;
+		id = g->parent_id;
+	}
+}
+
+/*
+ * A delayed task leaves the model's counts when it blocks, but the kernel
+ * keeps it queued until it is picked or woken: its group's entity, and
+ * every ancestor's, stays queued in the parent (with the weight and
+ * runnable weight of the last walk) even where nothing else is queued
+ * there.  @d: +1 when the task's counts come off, -1 when its delay ends.
+ */
+void model_chain_hold(struct model *m, int cpu, uint64_t id, int d)
+{
+	for (int depth = 0; id && depth < 32; depth++) {
+		struct model_group *g = model_group_find(m, cpu, id);
+
+		if (!g)
+			break;
+		if (d > 0 || g->nr_held)
+			g->nr_held += (uint32_t)d;
 		id = g->parent_id;
 	}
 }

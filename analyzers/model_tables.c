@@ -219,6 +219,7 @@ struct model_task *model_task_get(struct model *m, int32_t pid, uint64_t ts)
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	t->cpu = -1;
+	t->held_cpu = -1;
 	t->prio = 120;
 	t->fair = true;
 	t->first_ns = t->last_ns = t->state_ns = ts;

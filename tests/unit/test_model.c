@@ -629,6 +629,54 @@ static void test_class_change_while_queued(void)
 	model_free(m);
 }
 
+/* A switch on CPU 0 from @prev (blocking, its dequeue delayed) to @next in @group. */
+static void sw_delayed(struct model *m, uint64_t ts, int prev, int next, uint64_t group)
+{
+	struct imb_event e = ev_base(ts, 0, IMB_EV_SWITCH);
+
+	e.sw.prev_pid = prev;
+	e.sw.prev_prio = e.sw.next_prio = 120;
+	e.sw.prev_state = 0x1;
+	e.sw.prev_delayed = 1;
+	e.sw.next_pid = next;
+	e.sw.next_group = group;
+	feed(m, e);
+}
+
+/*
+ * Both tasks of a group block with their dequeue delayed while a task of
+ * another group takes the CPU.  The kernel keeps them queued, so the
+ * group's entity stays queued in the root with the runnable weight of the
+ * last walk (2) until they are picked: its runnable_avg holds at ~2048
+ * where an entity taken off would decay (to ~1890 after 4 ms).
+ */
+static void test_group_held_by_delayed_tasks(void)
+{
+	struct model *m = new_model(1);
+	struct model_group *g;
+	struct imb_event e;
+	uint64_t t;
+
+	swg(m, 1 * MS, 0, 0, 0, 921, AG(21));
+	wakeup(m, 1 * MS + 1000, 922, 0, false);
+	wakeup(m, 1 * MS + 2000, 923, 0, false);	/* 923: the other group's task */
+	t = share_cpu0_group(m, 1 * MS, 600 * MS, 921, 922, AG(21));
+	sw_delayed(m, t + 100000, 921, 922, AG(21));
+	sw_delayed(m, t + 200000, 922, 923, AG(22));
+	g = model_group_find(m, 0, AG(21));
+	ok(g && g->nr_held == 2, "two delayed tasks hold their group's path (%u)", g ? g->nr_held : 0);
+	e = ev_base(t + 4 * MS, 0, IMB_EV_PELT_SE);	/* 921's own record: picked, dequeued */
+	e.pelt_se.pid = 921;
+	e.pelt_se.parent_id = AG(21);
+	e.pelt_se.last_update_time = t + 4 * MS;
+	feed(m, e);
+	g = model_group_find(m, 0, AG(21));
+	ok(g && g->se.runnable_avg > 2000 && g->nr_held == 1,
+	   "the group entity stayed queued with runnable weight 2 until then (runnable_avg %lu, held %u)",
+	   g ? g->se.runnable_avg : 0, g ? g->nr_held : 0);
+	model_free(m);
+}
+
 static void test_group_migration_and_removal(void)
 {
 	struct model *m = new_model(2);
@@ -833,6 +881,7 @@ int main(void)
 	test_group_two_tasks();
 	test_group_renice_while_queued();
 	test_class_change_while_queued();
+	test_group_held_by_delayed_tasks();
 	test_group_migration_and_removal();
 	test_group_exit();
 	test_group_eviction();
