@@ -256,6 +256,12 @@ struct model {
 	struct model_err_hist err_task[MODEL_SIG__COUNT];
 	struct model_err_hist err_group[MODEL_SIG__COUNT];	/* task groups' run queues */
 	struct model_err_hist err_group_se[MODEL_SIG__COUNT];	/* task groups' entities */
+
+	/* the averages model_advance() moved, for model_advance_undo() */
+	struct model_adv_cpu { struct pelt_cfs cfs; uint64_t pelt_last; } *adv_cpu;
+	struct model_adv_task { size_t idx; struct pelt_avg avg; } *adv_task;
+	size_t adv_cpu_cap, nr_adv_task, adv_task_cap;
+	bool adv_saved;
 };
 
 /**
@@ -283,6 +289,18 @@ int model_event(struct model *m, const struct imb_event *ev);
  * Called at window ends and at the end of the stream.
  */
 void model_advance(struct model *m, uint64_t now_ns);
+
+/**
+ * model_advance_undo - put back the averages the last model_advance() moved
+ *
+ * model_advance() brings every CPU's root run queue and every queued
+ * task's entity to @now_ns for a window's figures.  The kernel updates
+ * nothing at a window's end, and the next events may carry run-queue
+ * clocks older than it (model_event()): the engine goes on from the state
+ * the events left, so its numbers do not depend on where windows end.
+ * Without memory to save them, the averages stay advanced.
+ */
+void model_advance_undo(struct model *m);
 
 /** model_window_reset - start a new window at @now_ns */
 void model_window_reset(struct model *m, uint64_t now_ns);

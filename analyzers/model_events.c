@@ -1316,6 +1316,60 @@ int model_event(struct model *m, const struct imb_event *ev)
 	return 0;
 }
 
+/* Save what model_advance() is about to move; false without memory. */
+static bool advance_save(struct model *m)
+{
+	size_t n = 0;
+
+	if (m->adv_cpu_cap < (size_t)m->nr_cpus) {
+		struct model_adv_cpu *a = realloc(m->adv_cpu, (size_t)m->nr_cpus * sizeof(*a));
+
+		if (!a)
+			return false;
+		m->adv_cpu = a;
+		m->adv_cpu_cap = (size_t)m->nr_cpus;
+	}
+	for (size_t i = 0; i < m->nr_tasks; i++)
+		n += m->tasks[i].state == MODEL_TASK_RUNNING || m->tasks[i].state == MODEL_TASK_QUEUED;
+	if (m->adv_task_cap < n) {
+		struct model_adv_task *a = realloc(m->adv_task, n * sizeof(*a));
+
+		if (!a)
+			return false;
+		m->adv_task = a;
+		m->adv_task_cap = n;
+	}
+	for (int i = 0; i < m->nr_cpus; i++) {
+		m->adv_cpu[i].cfs = m->cpus[i].cfs;
+		m->adv_cpu[i].pelt_last = m->cpus[i].pelt_last;
+	}
+	m->nr_adv_task = 0;
+	for (size_t i = 0; i < m->nr_tasks; i++) {
+		const struct model_task *t = &m->tasks[i];
+
+		if (t->state != MODEL_TASK_RUNNING && t->state != MODEL_TASK_QUEUED)
+			continue;
+		m->adv_task[m->nr_adv_task].idx = i;
+		m->adv_task[m->nr_adv_task].avg = t->avg;
+		m->nr_adv_task++;
+	}
+	return true;
+}
+
+void model_advance_undo(struct model *m)
+{
+	if (!m->adv_saved)
+		return;
+	m->adv_saved = false;
+	for (int i = 0; i < m->nr_cpus && (size_t)i < m->adv_cpu_cap; i++) {
+		m->cpus[i].cfs = m->adv_cpu[i].cfs;
+		m->cpus[i].pelt_last = m->adv_cpu[i].pelt_last;
+	}
+	for (size_t i = 0; i < m->nr_adv_task; i++)
+		if (m->adv_task[i].idx < m->nr_tasks)
+			m->tasks[m->adv_task[i].idx].avg = m->adv_task[i].avg;
+}
+
 void model_advance(struct model *m, uint64_t now_ns)
 {
 	if (now_ns < m->now_ns)
@@ -1325,6 +1379,7 @@ void model_advance(struct model *m, uint64_t now_ns)
 			model_cpu_compare(m, &m->cpus[i]);
 		model_cpu_commit(m, &m->cpus[i]);
 	}
+	m->adv_saved = advance_save(m);
 	for (int i = 0; i < m->nr_cpus; i++) {
 		model_cpu_account(&m->cpus[i], now_ns);
 		model_cpu_pelt_update(&m->cpus[i], now_ns);

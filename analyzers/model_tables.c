@@ -106,6 +106,8 @@ void model_free(struct model *m)
 	free(m->groups);
 	free(m->ghash);
 	free(m->tgid_hint);
+	free(m->adv_cpu);
+	free(m->adv_task);
 	free(m);
 }
 

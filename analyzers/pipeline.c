@@ -487,8 +487,12 @@ out:
 	return w;
 }
 
-/* Close the window [win_start, end). */
-static int window_close(struct pipeline *p, uint64_t end_ns)
+/*
+ * Close the window [win_start, end).  The PELT averages brought to its end
+ * for its figures are put back after (model_advance_undo()) unless @last:
+ * the run's summary reads them at the end of the stream.
+ */
+static int window_close(struct pipeline *p, uint64_t end_ns, bool last)
 {
 	struct model *m = p->m;
 	uint64_t len = end_ns - p->win_start_ns;
@@ -503,6 +507,8 @@ static int window_close(struct pipeline *p, uint64_t end_ns)
 		return -ENOMEM;
 	for (size_t i = 0; i < analyzers_count; i++)
 		analyzers[i]->window(p->state[i], m, w, &out);
+	if (!last)
+		model_advance_undo(m);
 	findings_merge(p, &out);
 	/*
 	 * The window keeps its findings as long as it lives (the daemon's
@@ -546,7 +552,7 @@ int pipeline_event(struct pipeline *p, const struct imb_event *ev)
 		/* a long silence: skip empty windows, close one up to the event */
 		if (ev->ts_ns - p->win_start_ns > 64 * p->cfg.window_ns)
 			end = ev->ts_ns - (ev->ts_ns - p->win_start_ns) % p->cfg.window_ns;
-		rc = window_close(p, end);
+		rc = window_close(p, end, false);
 		if (rc)
 			return rc;
 	}
@@ -569,7 +575,7 @@ int pipeline_flush(struct pipeline *p, uint64_t now_ns)
 		return 0;
 	}
 	while (now_ns >= p->win_start_ns + p->cfg.window_ns) {
-		rc = window_close(p, p->win_start_ns + p->cfg.window_ns);
+		rc = window_close(p, p->win_start_ns + p->cfg.window_ns, false);
 		if (rc)
 			return rc;
 	}
@@ -582,8 +588,12 @@ struct imb_window *pipeline_finish(struct pipeline *p)
 	struct imb_window *w;
 	struct finding_list out = { 0 };
 
-	if (p->started && m->now_ns > p->win_start_ns && window_close(p, m->now_ns))
-		return NULL;
+	if (p->started && m->now_ns > p->win_start_ns) {
+		if (window_close(p, m->now_ns, true))
+			return NULL;
+	} else {
+		model_advance(m, m->now_ns);	/* the summary's averages at the end */
+	}
 	w = rows_build(p, m->t0_ns, m->now_ns, true);
 	if (!w)
 		goto fail;
