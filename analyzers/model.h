@@ -291,6 +291,14 @@ int model_event(struct model *m, const struct imb_event *ev);
 void model_advance(struct model *m, uint64_t now_ns);
 
 /**
+ * model_advance_window - model_advance() for a window's figures
+ *
+ * The same, but the kernel samples still waiting to be compared wait on
+ * for the events that follow; undone by model_advance_undo().
+ */
+void model_advance_window(struct model *m, uint64_t now_ns);
+
+/**
  * model_advance_undo - put back the averages the last model_advance() moved
  *
  * model_advance() brings every CPU's root run queue and every queued

@@ -1370,11 +1370,16 @@ void model_advance_undo(struct model *m)
 			m->tasks[m->adv_task[i].idx].avg = m->adv_task[i].avg;
 }
 
-void model_advance(struct model *m, uint64_t now_ns)
+/*
+ * @settle: compare and count the kernel samples still waiting (the end of
+ * the stream); a window's end leaves them to the events that follow, as if
+ * no window ended there (model_advance_window()).
+ */
+static void advance(struct model *m, uint64_t now_ns, bool settle)
 {
 	if (now_ns < m->now_ns)
 		now_ns = m->now_ns;
-	for (int i = 0; i < m->nr_cpus; i++) {
+	for (int i = 0; settle && i < m->nr_cpus; i++) {
 		if (m->cpus[i].cmp_pending)
 			model_cpu_compare(m, &m->cpus[i]);
 		model_cpu_commit(m, &m->cpus[i]);
@@ -1392,4 +1397,14 @@ void model_advance(struct model *m, uint64_t now_ns)
 		task_account(t, now_ns);
 	}
 	m->now_ns = now_ns;
+}
+
+void model_advance(struct model *m, uint64_t now_ns)
+{
+	advance(m, now_ns, true);
+}
+
+void model_advance_window(struct model *m, uint64_t now_ns)
+{
+	advance(m, now_ns, false);
 }

@@ -499,7 +499,10 @@ static int window_close(struct pipeline *p, uint64_t end_ns, bool last)
 	struct imb_window *w;
 	struct finding_list out = { .next_id = 0 };
 
-	model_advance(m, end_ns);
+	if (last)
+		model_advance(m, end_ns);
+	else
+		model_advance_window(m, end_ns);
 	if (window_fairness(p, len ? len : 1))
 		return -ENOMEM;
 	w = rows_build(p, p->win_start_ns, end_ns, false);

@@ -470,6 +470,64 @@ static void test_unseen_dequeue(void)
 	   (unsigned long long)n, state);
 }
 
+/*
+ * The balancer takes 802 from CPU 0: the kernel traces CPU 0's root after
+ * the detach, then sched_migrate_task, and the sample is compared after
+ * that event.  @mode 1 ends a report window in between
+ * (model_advance_window(), then model_advance_undo()), @mode 2 settles
+ * the model there (model_advance(), the end of a stream), 0 neither.
+ * Returns CPU runnable_avg's error histogram.
+ */
+static struct model_err_hist window_run(int mode)
+{
+	struct model *m = new_model(2);
+	struct model_err_hist h;
+	struct imb_event e;
+
+	root_rec(m, 1 * MS, 0);
+	swg(m, 1 * MS, 0, 0, 0, 801, IMB_TG_ROOT);
+	wakeup(m, 1 * MS + 1000, 802, 0, false);
+	for (uint64_t t = 2 * MS; t <= 600 * MS; t += 4 * MS)	/* past the warm-up */
+		runtime_at(m, t, 0, 801, IMB_TIMER_INSIDE);
+	e = ev_clock(600 * MS + 500, 0, IMB_EV_PELT_CFS, 600 * MS + 500);
+	e.pelt_cfs.root = 1;
+	e.pelt_cfs.last_update_time = 600 * MS + 500;
+	e.pelt_cfs.h_nr_queued = e.pelt_cfs.h_nr_runnable = e.pelt_cfs.nr_queued = 1;
+	e.pelt_cfs.runnable_avg = m->cpus[0].cfs.avg.runnable_avg / 2;
+	e.pelt_cfs.util_avg = m->cpus[0].cfs.avg.util_avg;
+	feed(m, e);
+	if (mode == 1) {
+		model_advance_window(m, 600 * MS + 600);
+		model_advance_undo(m);
+	} else if (mode == 2) {
+		model_advance(m, 600 * MS + 600);
+	}
+	e = ev_clock(600 * MS + 700, 1, IMB_EV_MIGRATE, 600 * MS + 500);
+	e.migrate.pid = 802;
+	e.migrate.prio = 120;
+	e.migrate.orig_cpu = 0;
+	e.migrate.dest_cpu = 1;
+	feed(m, e);
+	runtime_at(m, 604 * MS, 0, 801, IMB_TIMER_INSIDE);
+	model_advance(m, 610 * MS);
+	h = m->err_cpu[MODEL_SIG_RUNNABLE];
+	model_free(m);
+	return h;
+}
+
+static void test_window_end_changes_nothing(void)
+{
+	struct model_err_hist none = window_run(0), win = window_run(1), settled = window_run(2);
+
+	ok(none.samples > 0 && !memcmp(&none, &win, sizeof(none)),
+	   "a window ending between a record and the event it waits for changes no figure "
+	   "(max %llu and %llu over %llu samples)", (unsigned long long)none.max_abs,
+	   (unsigned long long)win.max_abs, (unsigned long long)none.samples);
+	ok(settled.max_abs > none.max_abs,
+	   "(settling there instead compares the sample before the detach: max %llu)",
+	   (unsigned long long)settled.max_abs);
+}
+
 #define AG(n) (IMB_TG_AUTOGROUP | (n))
 
 /* Two tasks of one autogroup time-sliced on CPU 0 (switches name the group). */
@@ -878,6 +936,7 @@ int main(void)
 	test_tick_updates_levels();
 	test_late_switch_uses_its_clock();
 	test_unseen_dequeue();
+	test_window_end_changes_nothing();
 	test_group_two_tasks();
 	test_group_renice_while_queued();
 	test_class_change_while_queued();
