@@ -7,13 +7,14 @@
  * runnable_avg at the kernel's update instants, measured on the 2-CPU
  * development VM (kernel 6.18) with BPF recordings that carry the
  * kernel's values, the worst of each kind over two full runs of
- * bench/pelt-accuracy.sh (one on a quiet host, 1-min load average 1.2-2.0,
- * where every case reads p95 <= 3; one beside a build and test run, load
- * average 3-4.4) and tests/fixtures/groups-periodic.txt.gz; for
- * recordings without task-group ids, the same recordings analysed with
- * --plain-events, which gives the engine only what a tracefs or trace.dat
- * recording has.  They are typical upper bounds, not guarantees: every
- * other task on a host adds update instants the engine must match.
+ * bench/pelt-accuracy.sh on the same day and engine (one on a quiet host,
+ * 1-min load average 1.6-2.0, where every case reads p95 <= 3; one beside
+ * a build and the live tests, load average 3.3-5.3) and
+ * tests/fixtures/groups-periodic.txt.gz; for recordings without task-group
+ * ids, the same recordings analysed with --plain-events, which gives the
+ * engine only what a tracefs or trace.dat recording has.  They are typical
+ * upper bounds, not guarantees: every other task on a host adds update
+ * instants the engine must match.
  */
 #include "pelt_expect.h"
 
@@ -25,13 +26,13 @@ static const struct {
 	uint64_t util_p95, runnable_p95;
 } pelt_expect_table[] = {
 	/* bench/pelt-accuracy.sh, cases busy and cgroup */
-	{ "busy threads", 3, 5 },
+	{ "busy threads", 5, 9 },
 	/* cases periodic and rtapp */
-	{ "periodic work", 11, 47 },
+	{ "periodic work", 7, 11 },
 	/* case multi-group, and tests/fixtures/groups-periodic.txt.gz */
-	{ "several task groups", 6, 11 },
+	{ "several task groups", 4, 16 },
 	/* the same recordings analysed with --plain-events */
-	{ "no task groups in the recording (modelled flat)", 545, 1086 },
+	{ "no task groups in the recording (modelled flat)", 207, 351 },
 };
 
 enum { EXP_BUSY, EXP_PERIODIC, EXP_GROUPS, EXP_FLAT };
