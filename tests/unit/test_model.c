@@ -70,6 +70,21 @@ static void swg(struct model *m, uint64_t ts, int cpu, int prev, uint32_t state,
 	feed(m, e);
 }
 
+/* A switch on CPU 0 whose tasks show priorities @pp and @np (next in @group). */
+static void swp(struct model *m, uint64_t ts, int prev, int pp, uint32_t state, int next, int np,
+		uint64_t group)
+{
+	struct imb_event e = ev_base(ts, 0, IMB_EV_SWITCH);
+
+	e.sw.prev_pid = prev;
+	e.sw.prev_prio = pp;
+	e.sw.prev_state = state;
+	e.sw.next_pid = next;
+	e.sw.next_prio = np;
+	e.sw.next_group = group;
+	feed(m, e);
+}
+
 /* The kernel's pelt_cfs_tp record of group @group's run queue on @cpu. */
 static void group_rec(struct model *m, uint64_t ts, int cpu, uint64_t group, uint64_t util)
 {
@@ -353,6 +368,28 @@ static struct imb_event ev_clock(uint64_t ts, int cpu, int kind, uint64_t clock)
 	return e;
 }
 
+/* A wake-up of @pid on CPU 0 and a switch there, with run-queue clock @clock. */
+static void wake_at(struct model *m, uint64_t ts, int pid, uint64_t clock)
+{
+	struct imb_event e = ev_clock(ts, 0, IMB_EV_WAKEUP, clock);
+
+	e.wakeup.pid = pid;
+	e.wakeup.prio = 120;
+	e.wakeup.target_cpu = 0;
+	feed(m, e);
+}
+
+static void sw_at(struct model *m, uint64_t ts, int prev, uint32_t state, int next, uint64_t clock)
+{
+	struct imb_event e = ev_clock(ts, 0, IMB_EV_SWITCH, clock);
+
+	e.sw.prev_pid = prev;
+	e.sw.next_pid = next;
+	e.sw.prev_prio = e.sw.next_prio = 120;
+	e.sw.prev_state = state;
+	feed(m, e);
+}
+
 /*
  * Task 702 wakes at 10 ms and preempts 701; the wake-up asks the following
  * schedule() to skip its clock update, and the switch comes @late after it
@@ -368,41 +405,19 @@ static uint64_t late_switch_util(uint64_t late)
 	e.pelt_cfs.root = 1;
 	e.pelt_cfs.last_update_time = 1 * MS;
 	feed(m, e);
-	e = ev_clock(1 * MS, 0, IMB_EV_WAKEUP, 1 * MS);
-	e.wakeup.pid = 701;
-	e.wakeup.prio = 120;
-	e.wakeup.target_cpu = 0;
-	feed(m, e);
-	e = ev_clock(1 * MS, 0, IMB_EV_SWITCH, 1 * MS);
-	e.sw.prev_prio = e.sw.next_prio = 120;
-	e.sw.prev_state = IMB_STATE_RUNNING;
-	e.sw.next_pid = 701;
-	feed(m, e);
+	wake_at(m, 1 * MS, 701, 1 * MS);
+	sw_at(m, 1 * MS, 0, IMB_STATE_RUNNING, 701, 1 * MS);
 	e = ev_clock(10 * MS, 0, IMB_EV_RUNTIME, 10 * MS);	/* the wake-up's preemption check */
 	e.runtime.pid = 701;
 	e.runtime.runtime_ns = 9 * MS;
 	feed(m, e);
-	e = ev_clock(10 * MS, 0, IMB_EV_WAKEUP, 10 * MS);
-	e.wakeup.pid = 702;
-	e.wakeup.prio = 120;
-	e.wakeup.target_cpu = 0;
-	feed(m, e);
-	e = ev_clock(10 * MS + late, 0, IMB_EV_SWITCH, 10 * MS);
-	e.sw.prev_pid = 701;
-	e.sw.next_pid = 702;
-	e.sw.prev_prio = e.sw.next_prio = 120;
-	e.sw.prev_state = IMB_STATE_PREEMPTED;
-	feed(m, e);
+	wake_at(m, 10 * MS, 702, 10 * MS);
+	sw_at(m, 10 * MS + late, 701, IMB_STATE_PREEMPTED, 702, 10 * MS);
 	e = ev_clock(10 * MS + 500000, 0, IMB_EV_RUNTIME, 10 * MS + 500000);
 	e.runtime.pid = 702;
 	e.runtime.runtime_ns = 500000;
 	feed(m, e);
-	e = ev_clock(10 * MS + 500000, 0, IMB_EV_SWITCH, 10 * MS + 500000);
-	e.sw.prev_pid = 702;
-	e.sw.next_pid = 701;
-	e.sw.prev_prio = e.sw.next_prio = 120;
-	e.sw.prev_state = 0x1;
-	feed(m, e);
+	sw_at(m, 10 * MS + 500000, 702, 0x1, 701, 10 * MS + 500000);
 	sum = model_task_find(m, 702)->avg.util_sum;
 	model_free(m);
 	return sum;
@@ -604,7 +619,6 @@ static void test_group_renice_while_queued(void)
 {
 	struct model *m = new_model(1);
 	struct model_group *g;
-	struct imb_event e;
 
 	swg(m, 1 * MS, 0, 0, 0, 801, AG(9));
 	wakeup(m, 1 * MS + 1000, 802, 0, false);
@@ -612,34 +626,13 @@ static void test_group_renice_while_queued(void)
 	g = model_group_find(m, 0, AG(9));
 	ok(g && g->weight == 2 * pelt_nice_to_weight(0), "two nice-0 tasks queued in the group (%llu)",
 	   g ? (unsigned long long)g->weight : 0ull);
-	e = ev_base(7 * MS, 0, IMB_EV_SWITCH);	/* 802 shows priority 110: nice -10 */
-	e.sw.prev_pid = 802;
-	e.sw.prev_prio = 110;
-	e.sw.prev_state = IMB_STATE_PREEMPTED;
-	e.sw.next_pid = 801;
-	e.sw.next_prio = 120;
-	e.sw.next_group = AG(9);
-	feed(m, e);
+	swp(m, 7 * MS, 802, 110, IMB_STATE_PREEMPTED, 801, 120, AG(9));	/* 802 now nice -10 */
 	g = model_group_find(m, 0, AG(9));
 	ok(g && g->weight == pelt_nice_to_weight(0) + pelt_nice_to_weight(-10),
 	   "the reniced task carries its new weight on the group's run queue (%llu)",
 	   g ? (unsigned long long)g->weight : 0ull);
-	e = ev_base(8 * MS, 0, IMB_EV_SWITCH);
-	e.sw.prev_pid = 801;
-	e.sw.prev_prio = 120;
-	e.sw.prev_state = IMB_STATE_PREEMPTED;
-	e.sw.next_pid = 802;
-	e.sw.next_prio = 110;
-	e.sw.next_group = AG(9);
-	feed(m, e);
-	e = ev_base(9 * MS, 0, IMB_EV_SWITCH);	/* 802 sleeps; 801 still queued */
-	e.sw.prev_pid = 802;
-	e.sw.prev_prio = 110;
-	e.sw.prev_state = 0x1;
-	e.sw.next_pid = 801;
-	e.sw.next_prio = 120;
-	e.sw.next_group = AG(9);
-	feed(m, e);
+	swp(m, 8 * MS, 801, 120, IMB_STATE_PREEMPTED, 802, 110, AG(9));
+	swp(m, 9 * MS, 802, 110, 0x1, 801, 120, AG(9));	/* 802 sleeps; 801 still queued */
 	g = model_group_find(m, 0, AG(9));
 	ok(g && g->weight == pelt_nice_to_weight(0),
 	   "its sleep leaves the other task's weight, not 0 (%llu)",
@@ -668,14 +661,7 @@ static void test_class_change_while_queued(void)
 	ok(c->nr_queued == 1 && c->weight == pelt_nice_to_weight(0),
 	   "a real-time task is not counted on the fair run queue (%u, %llu)", c->nr_queued,
 	   (unsigned long long)c->weight);
-	e = ev_base(3 * MS, 0, IMB_EV_SWITCH);	/* 812 shows priority 120 */
-	e.sw.prev_pid = 812;
-	e.sw.prev_prio = 120;
-	e.sw.prev_state = IMB_STATE_PREEMPTED;
-	e.sw.next_pid = 811;
-	e.sw.next_prio = 120;
-	e.sw.next_group = AG(11);
-	feed(m, e);
+	swp(m, 3 * MS, 812, 120, IMB_STATE_PREEMPTED, 811, 120, AG(11));	/* 812 fair now */
 	ok(c->nr_queued == 2 && c->weight == 2 * pelt_nice_to_weight(0),
 	   "seen fair while queued, it is counted (%u, %llu)", c->nr_queued,
 	   (unsigned long long)c->weight);
