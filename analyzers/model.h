@@ -78,6 +78,7 @@ struct model_task {
 	bool requeue;			/* delayed, and a wake-up started: it requeues in place */
 	uint64_t delayed_group;		/* the group it was queued in when it blocked */
 	int held_cpu;			/* its delay holds delayed_group's path there (nr_held), -1 not */
+	uint64_t delay_rec_ns;		/* when its own record last ended its delay (0: not) */
 
 	uint64_t first_ns;		/* first event naming the task */
 	uint64_t last_ns;		/* last event naming the task */

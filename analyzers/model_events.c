@@ -918,6 +918,43 @@ static void ev_wakeup(struct model *m, const struct imb_event *ev, bool fresh)
 	task_enqueue(m, t, cpu, ev->ts_ns, fresh);
 }
 
+/*
+ * The balancer moves a task whose dequeue is delayed (it may when it
+ * migrates load; the detach traced the task's record, which ended its
+ * delay in the model): the task is still queued, so it is detached from
+ * its run queue at once (not removed later, as a sleeping task placed at
+ * wake-up is) and attached on the new CPU, where it stays queued and
+ * delayed (counted in h_nr_queued, not runnable) until it is picked and
+ * finally dequeued there, or woken.  Without this the model attached it
+ * only at its next wake-up, tens of milliseconds later on a loaded host.
+ */
+static void migrate_delayed(struct model *m, struct model_task *t, int dest, uint64_t ts)
+{
+	struct model_cpu *src = &m->cpus[t->cpu], *dst = &m->cpus[dest];
+	uint64_t old = t->delayed_group;
+
+	t->migrations++;
+	t->win_migrations++;
+	t->win_seen = true;
+	model_cpu_account(src, ts);
+	task_detach_avg(m, t);
+	if (old)
+		model_path_update(m, src->cpu, old, pelt_now(src, ts));	/* the detach propagates */
+	t->cpu = dest;
+	model_cpu_account(dst, ts);
+	t->delayed_group = model_task_place(m, t, dest);
+	model_path_update(m, dest, t->delayed_group, pelt_now(dst, ts));	/* then attach */
+	task_pelt_attach(m, t, ts, false);
+	t->delayed = true;
+	t->requeue = false;
+	if (t->delayed_group) {
+		model_path_update(m, dest, t->delayed_group, pelt_now(dst, ts));
+		model_chain_hold(m, dest, t->delayed_group, 1);
+		t->held_cpu = dest;
+	}
+	dst->nr_delayed++;
+}
+
 static void ev_migrate(struct model *m, const struct imb_event *ev)
 {
 	const struct imb_ev_migrate *mg = &ev->migrate;
@@ -927,6 +964,17 @@ static void ev_migrate(struct model *m, const struct imb_event *ev)
 	if (!t || model_cpu_grow(m, mg->dest_cpu) || model_cpu_grow(m, mg->orig_cpu))
 		return;
 	task_note(m, t, mg->comm, mg->prio, ts);
+	/*
+	 * The balancer's detach of a delayed task is traced (its own record)
+	 * just before this event, which the model took for its final dequeue.
+	 */
+	if (!t->delayed && t->delay_rec_ns && ts - t->delay_rec_ns <= 50000 &&
+	    t->state == MODEL_TASK_SLEEPING && t->cpu == mg->orig_cpu &&
+	    mg->dest_cpu != mg->orig_cpu && t->fair && t->pelt_valid && m->has_groups) {
+		t->delay_rec_ns = 0;
+		migrate_delayed(m, t, mg->dest_cpu, ts);
+		return;
+	}
 	model_task_delay_end(m, t, 0, false);
 	t->migrations++;
 	t->win_migrations++;

@@ -565,8 +565,10 @@ void model_ev_pelt_se(struct model *m, const struct imb_event *ev)
 		 */
 		goto kernel;
 	}
-	if (t->delayed && !t->requeue && t->cpu == ev->cpu)
+	if (t->delayed && !t->requeue && t->cpu == ev->cpu) {
 		model_task_delay_end(m, t, k->last_update_time, true);	/* picked: finally dequeued */
+		t->delay_rec_ns = ev->ts_ns;	/* ... or detached by the balancer (ev_migrate()) */
+	}
 	if (k->parent_id) {
 		m->has_groups = true;
 		t->group = model_tg_internal(k->parent_id);

@@ -721,6 +721,47 @@ static void test_group_held_by_delayed_tasks(void)
 	model_free(m);
 }
 
+/*
+ * The balancer moves a task whose dequeue is delayed: its own record (the
+ * detach) comes just before sched_migrate_task.  It is still queued, so
+ * its averages leave CPU 0 and join CPU 1 at once, where it stays delayed
+ * (not at its next wake-up, as a sleeping task placed at wake-up).
+ */
+static void test_delayed_task_migrated_by_balancer(void)
+{
+	struct model *m = new_model(2);
+	struct model_task *t;
+	struct model_group *g1;
+	struct imb_event e;
+	uint64_t ts;
+
+	swg(m, 1 * MS, 0, 0, 0, 941, AG(31));
+	wakeup(m, 1 * MS + 1000, 942, 0, false);
+	ts = share_cpu0_group(m, 1 * MS, 300 * MS, 941, 942, AG(31));
+	sw_delayed(m, ts + 100000, 941, 942, AG(31));
+	t = model_task_find(m, 941);
+	e = ev_base(ts + 2 * MS, 0, IMB_EV_PELT_SE);	/* the detach's record of 941: its own values */
+	e.pelt_se.pid = 941;
+	e.pelt_se.parent_id = AG(31);
+	e.pelt_se.last_update_time = t->avg.last_update_time;
+	e.pelt_se.period_contrib = t->avg.period_contrib;
+	e.pelt_se.load_sum = t->avg.load_sum;
+	e.pelt_se.runnable_sum = t->avg.runnable_sum;
+	e.pelt_se.util_sum = t->avg.util_sum;
+	e.pelt_se.load_avg = t->avg.load_avg;
+	e.pelt_se.runnable_avg = t->avg.runnable_avg;
+	e.pelt_se.util_avg = t->avg.util_avg;
+	feed(m, e);
+	migrate(m, ts + 2 * MS + 20000, 1, 941, 0, 1);
+	t = model_task_find(m, 941);
+	g1 = model_group_find(m, 1, AG(31));
+	ok(t && t->cpu == 1 && t->delayed && !t->attach_pending && t->att_cpu == 1 && g1 &&
+	   g1->cfs.avg.util_avg >= t->avg.util_avg && g1->nr_held == 1,
+	   "it is attached on CPU 1 at once and stays delayed there (group util %lu, task %lu)",
+	   g1 ? g1->cfs.avg.util_avg : 0, t ? t->avg.util_avg : 0);
+	model_free(m);
+}
+
 static void test_group_migration_and_removal(void)
 {
 	struct model *m = new_model(2);
@@ -927,6 +968,7 @@ int main(void)
 	test_group_renice_while_queued();
 	test_class_change_while_queued();
 	test_group_held_by_delayed_tasks();
+	test_delayed_task_migrated_by_balancer();
 	test_group_migration_and_removal();
 	test_group_exit();
 	test_group_eviction();
