@@ -873,12 +873,16 @@ static void ev_switch(struct model *m, const struct imb_event *ev)
 	if (pfair && nfair && m->has_groups)
 		stop = model_group_common(m, c->cpu, task_level_group(m, pt, c->cpu),
 					  task_level_group(m, nt, c->cpu));
-	if (model_pid_is_idle(s->next_pid))
-		cpu_end_delays(m, c, ts);
 	if (pfair && blocked && s->prev_delayed && nfair)
 		task_delay(m, pt, c, stop, ts);
 	else
 		task_path_update_to(m, pt, ev->cpu, pfair && !blocked ? stop : 0, ts);
+	/*
+	 * Going idle, the pick dequeues every delayed task, after the blocking
+	 * prev's dequeue has brought each level up to now with its counts.
+	 */
+	if (model_pid_is_idle(s->next_pid))
+		cpu_end_delays(m, c, ts);
 	if (nfair && m->has_groups)
 		task_path_update_to(m, nt, ev->cpu, stop, ts);
 

@@ -762,6 +762,30 @@ static void test_delayed_task_migrated_by_balancer(void)
 	model_free(m);
 }
 
+/*
+ * 951 blocks with its dequeue delayed and 952 runs on; then 952 blocks and
+ * the CPU goes idle.  The kernel dequeues 952 first (every level brought
+ * to now, 951 no longer counted runnable), then the idle pick dequeues the
+ * delayed 951: the root's last interval is integrated with one runnable
+ * task, not two.
+ */
+static void test_idle_pick_after_the_blocking_dequeue(void)
+{
+	struct model *m = new_model(1);
+	uint64_t t;
+
+	swg(m, 1 * MS, 0, 0, 0, 951, AG(41));
+	wakeup(m, 1 * MS + 1000, 952, 0, false);
+	t = share_cpu0_group(m, 1 * MS, 30 * MS, 951, 952, AG(41));
+	if (model_task_find(m, 951)->state != MODEL_TASK_RUNNING)
+		swg(m, t + 1000, 0, 952, IMB_STATE_PREEMPTED, 951, AG(41));
+	sw_delayed(m, t + 2 * MS, 951, 952, AG(41));	/* 951 delayed, 952 runs */
+	swg(m, t + 6 * MS, 0, 952, 0x1, 0, IMB_TG_ROOT);	/* 952 blocks: idle */
+	is_int((int)m->cpus[0].cfs.last_runnable, 1,
+	       "going idle, the root's last interval counts the blocking task alone");
+	model_free(m);
+}
+
 static void test_group_migration_and_removal(void)
 {
 	struct model *m = new_model(2);
@@ -969,6 +993,7 @@ int main(void)
 	test_class_change_while_queued();
 	test_group_held_by_delayed_tasks();
 	test_delayed_task_migrated_by_balancer();
+	test_idle_pick_after_the_blocking_dequeue();
 	test_group_migration_and_removal();
 	test_group_exit();
 	test_group_eviction();
