@@ -351,7 +351,7 @@ static void task_note(struct model *m, struct model_task *t, const char *comm, i
 	if (!t->q_weight || w == t->q_weight)
 		return;
 	c = &m->cpus[t->cpu];
-	c->weight = c->weight > t->q_weight ? c->weight - t->q_weight + w : w;
+	model_weight_swap(&c->weight, t->q_weight, w);
 	model_chain_reweight(m, t->cpu, t->q_group, t->q_weight, w);
 	t->q_weight = w;
 }
@@ -937,9 +937,6 @@ static void migrate_delayed(struct model *m, struct model_task *t, int dest, uin
 	struct model_cpu *src = &m->cpus[t->cpu], *dst = &m->cpus[dest];
 	uint64_t old = t->delayed_group;
 
-	t->migrations++;
-	t->win_migrations++;
-	t->win_seen = true;
 	model_cpu_account(src, ts);
 	task_detach_avg(m, t);
 	if (old)
@@ -968,6 +965,9 @@ static void ev_migrate(struct model *m, const struct imb_event *ev)
 	if (!t || model_cpu_grow(m, mg->dest_cpu) || model_cpu_grow(m, mg->orig_cpu))
 		return;
 	task_note(m, t, mg->comm, mg->prio, ts);
+	t->migrations++;
+	t->win_migrations++;
+	t->win_seen = true;
 	/*
 	 * The balancer's detach of a delayed task is traced (its own record)
 	 * just before this event, which the model took for its final dequeue.
@@ -980,9 +980,6 @@ static void ev_migrate(struct model *m, const struct imb_event *ev)
 		return;
 	}
 	model_task_delay_end(m, t, 0, false);
-	t->migrations++;
-	t->win_migrations++;
-	t->win_seen = true;
 	if (t->state == MODEL_TASK_RUNNING || t->state == MODEL_TASK_QUEUED) {
 		struct model_cpu *src = &m->cpus[t->cpu >= 0 ? t->cpu : mg->orig_cpu];
 

@@ -251,15 +251,15 @@ void model_chain_enqueue(struct model *m, int cpu, uint64_t id, unsigned long w,
 
 /*
  * A queued entity of group @id's run queue (or the root's) changes weight
- * from @from to @to (a task reniced while queued: reweight_entity()); the
- * levels above keep theirs until the group's shares are computed again.
+ * from @from to @to (reweight_entity(): a task reniced while queued, a
+ * group entity's new shares); the levels above keep theirs until their
+ * group's shares are computed again.
  */
 void model_chain_reweight(struct model *m, int cpu, uint64_t id, unsigned long from, unsigned long to)
 {
-	struct model_group *g = id ? model_group_find(m, cpu, id) : NULL;
-	uint64_t *w = g ? &g->weight : &m->cpus[cpu].root_weight;
+	struct model_group *g = model_group_find(m, cpu, id);
 
-	*w = *w > from ? *w - from + to : to;
+	model_weight_swap(g ? &g->weight : &m->cpus[cpu].root_weight, from, to);
 }
 
 /* Take one queued entity off (see model_chain_enqueue()). */
@@ -429,7 +429,6 @@ static void group_cfs_update(struct model *m, struct model_group *g, uint64_t no
 static void group_reweight(struct model *m, struct model_group *g, struct pelt_cfs *pcfs)
 {
 	unsigned long tg_shares = 1024, load, tg_weight = 0, shares;
-	struct model_group *pg;
 
 	if (!g->weight)
 		return;
@@ -449,14 +448,8 @@ static void group_reweight(struct model *m, struct model_group *g, struct pelt_c
 	if (shares == g->shares)
 		return;
 	/* reweight_entity(): requeue with the new weight, rescale load_avg */
-	if (g->nr_queued) {
-		pg = model_group_find(m, g->cpu, g->parent_id);
-		if (pg)
-			pg->weight = pg->weight + shares > g->shares ? pg->weight + shares - g->shares : 0;
-		else
-			m->cpus[g->cpu].root_weight = m->cpus[g->cpu].root_weight + shares > g->shares ?
-				m->cpus[g->cpu].root_weight + shares - g->shares : 0;
-	}
+	if (g->nr_queued)
+		model_chain_reweight(m, g->cpu, g->parent_id, g->shares, shares);
 	if (g->se_attached) {
 		uint32_t div = PELT_MIN_DIVIDER + g->se.period_contrib;
 

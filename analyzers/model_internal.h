@@ -29,6 +29,15 @@ struct model_task *model_task_get(struct model *m, int32_t pid, uint64_t ts);
 void model_task_note(struct model_task *t, const char *comm, int prio, uint64_t ts);
 void model_cpu_count_check(struct model *m, struct model_cpu *c, uint32_t k_h_nr_queued, uint64_t ts);
 void model_chain_hold(struct model *m, int cpu, uint64_t id, int d);
+/*
+ * A run queue's load.weight @w when one of its entities changes weight
+ * from @from to @to (reweight_entity()); never below 0.
+ */
+static inline void model_weight_swap(uint64_t *w, unsigned long from, unsigned long to)
+{
+	*w = *w + to > from ? *w + to - from : 0;
+}
+
 void model_chain_reweight(struct model *m, int cpu, uint64_t id, unsigned long from, unsigned long to);
 void model_task_set_tgid(struct model *m, struct model_task *t, int32_t tgid);
 
