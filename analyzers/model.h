@@ -79,6 +79,8 @@ struct model_task {
 	uint64_t delayed_group;		/* the group it was queued in when it blocked */
 	int held_cpu;			/* its delay holds delayed_group's path there (nr_held), -1 not */
 	uint64_t delay_rec_ns;		/* when its own record last ended its delay (0: not) */
+	int64_t vr;			/* vruntime estimate (model_eevdf.c), ns at weight 1024 */
+	int64_t vlag;			/* ... the lag its last dequeue left it */
 
 	uint64_t first_ns;		/* first event naming the task */
 	uint64_t last_ns;		/* last event naming the task */
@@ -250,6 +252,7 @@ struct model {
 	uint64_t out_of_order;		/* events older than the previous one */
 	uint64_t vanished;		/* running tasks replaced without a switch naming them */
 	uint64_t unseen_dequeued;	/* queued tasks the kernel's counts showed gone (model_cpu_count_check()) */
+	uint64_t delays_guessed;	/* blocking switches taken as delayed dequeues without marks (model_eevdf.c) */
 	uint64_t switch_out_fair;	/* fair tasks switched out */
 	uint64_t switch_out_blocked;	/* ... of them going to sleep (periodic work) */
 

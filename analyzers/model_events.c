@@ -52,6 +52,7 @@ static void task_account(struct model_task *t, uint64_t ts)
 	case MODEL_TASK_RUNNING:
 		t->switch_run_ns += d;
 		t->win_switch_run_ns += d;
+		model_eevdf_run(t, d);
 		/* fall through */
 	case MODEL_TASK_QUEUED:
 		t->runnable_ns += d;
@@ -200,7 +201,13 @@ static void task_delay(struct model *m, struct model_task *t, struct model_cpu *
 		task_path_update(m, t, c->cpu, ts);	/* the model does not count it: as a dequeue */
 		return;
 	}
-	model_level_update(m, c->cpu, id, pelt_now(c, ts));
+	/*
+	 * Its own run queue first; a guessed delay is of a task in a group
+	 * (model_eevdf.c), whose run queue the model without group ids
+	 * does not have: nothing there.
+	 */
+	if (m->has_groups || !model_guess_delays(m))
+		model_level_update(m, c->cpu, id, pelt_now(c, ts));
 	model_chain_runnable(m, c->cpu, id, -1, false);
 	c->nr_queued--;
 	task_path_update_to(m, t, c->cpu, stop, ts);
@@ -261,6 +268,8 @@ static void cpu_end_delays(struct model *m, struct model_cpu *c, uint64_t ts)
 		struct model_task *t = &m->tasks[i];
 
 		if (t->delayed && t->cpu == c->cpu) {
+			if (model_guess_delays(m))
+				model_eevdf_leave(m, t, c->cpu, ts);
 			model_task_delay_end(m, t, pelt_now(c, ts), true);
 			left++;
 		}
@@ -365,6 +374,8 @@ static void cpu_enqueue_counts(struct model *m, struct model_task *t, bool walk)
 
 static void cpu_enqueue(struct model *m, struct model_task *t)
 {
+	if (t->fair && model_guess_delays(m))
+		model_eevdf_place(m, t, t->cpu, m->now_ns);
 	cpu_enqueue_counts(m, t, true);
 }
 
@@ -506,7 +517,8 @@ static void task_requeue(struct model *m, struct model_task *t, struct model_cpu
 	t->delayed = true;		/* its entity's update: still weighing, not runnable */
 	model_task_pelt_update(m, t, ts);
 	t->delayed = false;
-	model_level_update(m, c->cpu, m->has_groups ? id : 0, pelt_now(c, ts));
+	if (m->has_groups || !model_guess_delays(m))	/* see task_delay() */
+		model_level_update(m, c->cpu, m->has_groups ? id : 0, pelt_now(c, ts));
 	task_account(t, ts);
 	t->state = MODEL_TASK_QUEUED;
 	t->state_ns = ts;
@@ -530,7 +542,9 @@ static void task_enqueue(struct model *m, struct model_task *t, int cpu, uint64_
 	model_cpu_account(c, ts);
 	m->fresh_pid = 0;
 	if (t->delayed) {
-		bool requeue = t->requeue && t->cpu == cpu && t->state == MODEL_TASK_SLEEPING;
+		/* where the source gives no marks, a wake-up of a delayed task requeues it */
+		bool requeue = (t->requeue || model_guess_delays(m)) && t->cpu == cpu &&
+			       t->state == MODEL_TASK_SLEEPING;
 		uint64_t id = t->delayed_group;
 
 		model_task_delay_end(m, t, pelt_now(c, ts), false);
@@ -845,11 +859,24 @@ static void switch_from_idle_unguess(struct model *m, struct model_cpu *c, uint6
 	c->fair_curr = false;
 }
 
+/*
+ * Where the source names no task groups and delays are guessed: whether
+ * two tasks are taken as sharing a group below the root (threads of one
+ * process, model_eevdf.c), so a switch between them updates no level
+ * above it, the root included.
+ */
+static bool same_guessed_group(const struct model *m, const struct model_task *a,
+			       const struct model_task *b)
+{
+	return !m->has_groups && model_guess_delays(m) && a->tgid > 0 && a->tgid == b->tgid;
+}
+
 static void ev_switch(struct model *m, const struct imb_event *ev)
 {
 	const struct imb_ev_switch *s = &ev->sw;
 	bool blocked = s->prev_state != IMB_STATE_RUNNING && s->prev_state != IMB_STATE_PREEMPTED;
 	bool pfair, nfair = !model_pid_is_idle(s->next_pid) && s->next_prio >= 100;
+	bool delayed = s->prev_delayed;
 	uint64_t ts = ev->ts_ns, stop = 0;
 	struct model_task *prev = NULL, *pt, *nt;
 	struct model_cpu *c;
@@ -873,9 +900,14 @@ static void ev_switch(struct model *m, const struct imb_event *ev)
 	if (pfair && nfair && m->has_groups)
 		stop = model_group_common(m, c->cpu, task_level_group(m, pt, c->cpu),
 					  task_level_group(m, nt, c->cpu));
-	if (pfair && blocked && s->prev_delayed && nfair)
+	if (pfair && blocked && model_guess_delays(m)) {
+		/* going idle, the pick dequeues a delayed task at once: no delay */
+		delayed = model_eevdf_block(m, pt, c->cpu, ts) && nfair;
+		m->delays_guessed += delayed;
+	}
+	if (pfair && blocked && delayed && nfair)
 		task_delay(m, pt, c, stop, ts);
-	else
+	else if (!(pfair && !blocked && nt && same_guessed_group(m, pt, nt)))
 		task_path_update_to(m, pt, ev->cpu, pfair && !blocked ? stop : 0, ts);
 	/*
 	 * Going idle, the pick dequeues every delayed task, after the blocking
@@ -887,7 +919,7 @@ static void ev_switch(struct model *m, const struct imb_event *ev)
 		task_path_update_to(m, nt, ev->cpu, stop, ts);
 
 	if (!model_pid_is_idle(s->prev_pid))
-		prev = switch_prev_out(m, c, s, pfair && (!blocked || s->prev_delayed) ? stop : 0, ts);
+		prev = switch_prev_out(m, c, s, pfair && (!blocked || delayed) ? stop : 0, ts);
 	else if (c->curr > 0 && c->curr != s->next_pid)
 		switch_from_idle_unguess(m, c, ts);
 	/*
@@ -987,6 +1019,8 @@ static void ev_migrate(struct model *m, const struct imb_event *ev)
 		model_cpu_account(src, ts);
 		task_path_update(m, t, src->cpu, ts);
 		model_task_pelt_update(m, t, ts);
+		if (t->fair && model_guess_delays(m))
+			model_eevdf_leave(m, t, src->cpu, ts);
 		task_account(t, ts);
 		cpu_unqueue(m, t);
 		if (t->fair && t->pelt_valid)
@@ -1136,9 +1170,13 @@ static void ev_runtime(struct model *m, const struct imb_event *ev)
 	 */
 	model_task_pelt_update(m, t, ts);
 	c->tick_pid = 0;
-	if (!m->has_kernel_pelt || m->opts.plain_events)
+	if (model_guess_delays(m)) {
+		c->tick_pid = t->pid;	/* model_tick_settle_plain() */
+		c->tick_timer = ev->runtime.timer;
+		c->tick_ns = ts;
+	} else if (!m->has_kernel_pelt) {
 		task_path_update(m, t, ev->cpu, ts);
-	else if (ev->flags & IMB_EVF_RQ_CLOCKS) {
+	} else if (ev->flags & IMB_EVF_RQ_CLOCKS) {
 		c->tick_pid = t->pid;
 		c->tick_recs = false;
 		c->tick_timer = ev->runtime.timer;
@@ -1185,6 +1223,61 @@ static void model_tick_settle(struct model *m, const struct imb_event *ev)
 			c->ev_clock_ts = c->tick_ns;
 			task_path_update(m, t, i, c->tick_ns);
 			c->ev_clock_ts = 0;
+		}
+	}
+}
+
+/*
+ * model_tick_settle() for a stream without run-queue clocks or records to
+ * use: a lone update_curr() is taken as the tick unless the source says it
+ * ran outside a timer, or the next event of its CPU within 50 us is what
+ * it was part of: the blocking switch of the same task (its dequeue: a
+ * delayed one updates no level above the task's own) or a wake-up (its
+ * enqueue, which updates every level itself).  One before a preemption
+ * is taken as the tick that preempted.
+ */
+static void model_tick_settle_plain(struct model *m, const struct imb_event *ev)
+{
+	for (int i = 0; i < m->nr_cpus; i++) {
+		struct model_cpu *c = &m->cpus[i];
+		struct model_task *t;
+		bool part;
+
+		if (!c->tick_pid || !model_ev_touches_cpu(ev, i) ||
+		    ev->kind == IMB_EV_PELT_CFS || ev->kind == IMB_EV_PELT_SE)
+			continue;
+		part = ev->ts_ns - c->tick_ns <= 50000 &&
+		       ((ev->kind == IMB_EV_SWITCH && ev->cpu == i && ev->sw.prev_pid == c->tick_pid &&
+			 ev->sw.prev_state != IMB_STATE_RUNNING &&
+			 ev->sw.prev_state != IMB_STATE_PREEMPTED) ||
+			ev->kind == IMB_EV_WAKEUP || ev->kind == IMB_EV_WAKEUP_NEW);
+		t = model_task_find(m, c->tick_pid);
+		c->tick_pid = 0;
+		if (!part && c->tick_timer != IMB_TIMER_OUTSIDE && t &&
+		    t->state == MODEL_TASK_RUNNING && t->cpu == i && c->curr == t->pid)
+			task_path_update(m, t, i, c->tick_ns);
+	}
+}
+
+/*
+ * Where delays are guessed (model_eevdf.c): before @ev, a delayed task on
+ * a CPU @ev changes that has become eligible since is taken off, as the
+ * next pick there does (no event says when).
+ */
+static void delays_settle(struct model *m, const struct imb_event *ev)
+{
+	for (int i = 0; i < m->nr_cpus; i++) {
+		struct model_cpu *c = &m->cpus[i];
+
+		if (!c->nr_delayed || !model_ev_touches_cpu(ev, i))
+			continue;
+		for (size_t j = 0; j < m->nr_tasks && c->nr_delayed; j++) {
+			struct model_task *t = &m->tasks[j];
+
+			if (t->delayed && t->cpu == i && model_eevdf_eligible(m, t, i, ev->ts_ns)) {
+				model_task_delay_end(m, t, pelt_now(c, ev->ts_ns), true);
+				t->vlag = 0;
+			}
 		}
 	}
 }
@@ -1352,8 +1445,12 @@ int model_event(struct model *m, const struct imb_event *ev)
 
 	cmp_after = m->has_kernel_pelt ? model_cpu_compare_pending(m, ev) : -1;
 	gcmp_after = m->nr_gpend ? model_group_compare_pending(m, ev) : false;
-	if (m->has_kernel_pelt && !m->opts.plain_events)
+	if (model_guess_delays(m)) {
+		model_tick_settle_plain(m, ev);
+		delays_settle(m, ev);
+	} else {
 		model_tick_settle(m, ev);	/* only then is one held (ev_runtime()) */
+	}
 	hint = clock_hint(m, ev);
 	event_apply(m, ev);
 	if (hint)

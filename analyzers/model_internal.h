@@ -72,6 +72,14 @@ void model_task_pelt_update(struct model *m, struct model_task *t, uint64_t ts);
 void model_task_delay_end(struct model *m, struct model_task *t, uint64_t now, bool walk);
 unsigned long model_task_weight(const struct model_task *t);
 
+/* model_eevdf.c */
+bool model_guess_delays(const struct model *m);
+void model_eevdf_run(struct model_task *t, uint64_t d);
+void model_eevdf_place(struct model *m, struct model_task *t, int cpu, uint64_t ts);
+bool model_eevdf_block(struct model *m, struct model_task *t, int cpu, uint64_t ts);
+void model_eevdf_leave(struct model *m, struct model_task *t, int cpu, uint64_t ts);
+bool model_eevdf_eligible(const struct model *m, const struct model_task *t, int cpu, uint64_t ts);
+
 /* model_kernel.c */
 bool model_ev_touches_cpu(const struct imb_event *ev, int cpu);
 bool model_ev_same_clock(const struct imb_event *ev, int cpu, uint64_t clock);

@@ -227,6 +227,7 @@ static void json_run_pelt(struct json *j, const struct model *m)
 	json_err_hists(j, "group_signals", m->err_group);
 	json_err_hists(j, "group_entity_signals", m->err_group_se);
 	json_kv_uint(j, "unseen_dequeues", m->unseen_dequeued);
+	json_kv_uint(j, "guessed_delays", m->delays_guessed);
 	pelt_expect_get(m, &e);
 	window_json_pelt_expect(j, &e);
 	json_object_end(j);

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * model_eevdf.c - which blocking tasks the kernel keeps queued, where the
+ * recording does not say.
+ *
+ * EEVDF's delayed dequeue (6.12+) keeps a task that blocks while not
+ * eligible (its vruntime past its run queue's weighted average) queued
+ * until it is picked or woken.  The BPF source marks such switches; a
+ * tracefs or trace.dat recording cannot.  The marks matter to runnable_avg
+ * where the task sits in a task group: the delay lowers h_nr_runnable on
+ * every level at once but updates only the task's own run queue, so the
+ * root integrates the time since its last update with the lowered count
+ * (and a wake-up that requeues the task raises it the same way).
+ *
+ * Without marks the model estimates each task's vruntime from the time it
+ * is seen running (scaled by its weight) and the lag its last dequeue left
+ * it, placed again at each enqueue as place_entity() does, and takes the
+ * tasks of one process queued on one CPU as one run queue: threads share
+ * their autogroup or cgroup, and a recording without task-group ids has no
+ * better sign of one.  A task alone there is always eligible, so tasks of
+ * single-threaded processes are never taken as delayed.
+ */
+#include "model_internal.h"
+
+/* update_entity_lag()'s bound: max(2 * slice, TICK_NSEC), 4 ms at HZ=250 */
+#define EEVDF_LAG_LIMIT_NS 4000000ll
+
+/*
+ * Whether the input leaves delays to guess: --plain-events, or no kernel
+ * records and no task groups (a source that names groups marks delays).
+ */
+bool model_guess_delays(const struct model *m)
+{
+	return m->opts.plain_events || (!m->has_kernel_pelt && !m->has_groups);
+}
+
+static bool same_queue(const struct model_task *t, const struct model_task *o, int cpu)
+{
+	return o != t && o->fair && o->cpu == cpu && t->tgid > 0 && o->tgid == t->tgid &&
+	       (o->state == MODEL_TASK_RUNNING || o->state == MODEL_TASK_QUEUED || o->delayed);
+}
+
+/* vruntime of @t at @ts: what it ran since its state was last accounted added */
+static int64_t vr_at(const struct model_task *t, uint64_t ts)
+{
+	int64_t vr = t->vr;
+
+	if (t->state == MODEL_TASK_RUNNING && ts > t->state_ns)
+		vr += (int64_t)((ts - t->state_ns) * 1024 / model_task_weight(t));
+	return vr;
+}
+
+/*
+ * Weighted mean vruntime of the tasks queued with @t on @cpu at @ts, @t
+ * itself counted if @self; *@w their weight (0: nobody else).
+ */
+static int64_t queue_avg(const struct model *m, const struct model_task *t, int cpu, bool self,
+			 uint64_t ts, uint64_t *w)
+{
+	int64_t ref = vr_at(t, ts), sum = 0;
+	uint64_t others = 0, wsum = 0;
+
+	for (size_t i = 0; i < m->nr_tasks; i++) {
+		const struct model_task *o = &m->tasks[i];
+		unsigned long ow;
+
+		if (!same_queue(t, o, cpu))
+			continue;
+		ow = model_task_weight(o);
+		sum += (vr_at(o, ts) - ref) * (int64_t)ow;
+		wsum += ow;
+		others += ow;
+	}
+	if (self) {
+		wsum += model_task_weight(t);	/* its own term is 0 about ref */
+	}
+	*w = others;
+	return wsum ? ref + sum / (int64_t)wsum : ref;
+}
+
+static int64_t lag_clamp(const struct model_task *t, int64_t lag)
+{
+	int64_t limit = EEVDF_LAG_LIMIT_NS * 1024 / (int64_t)model_task_weight(t);
+
+	return lag > limit ? limit : lag < -limit ? -limit : lag;
+}
+
+void model_eevdf_run(struct model_task *t, uint64_t d)
+{
+	t->vr += (int64_t)(d * 1024 / model_task_weight(t));
+}
+
+/* place_entity(): at the average of the others, less its lag (scaled for its own weight) */
+void model_eevdf_place(struct model *m, struct model_task *t, int cpu, uint64_t ts)
+{
+	uint64_t w;
+	int64_t avg = queue_avg(m, t, cpu, false, ts, &w);
+
+	if (!w)
+		return;		/* alone: its lag matters to nobody */
+	t->vr = avg - t->vlag * (int64_t)(w + model_task_weight(t)) / (int64_t)w;
+}
+
+/*
+ * A blocking @t on @cpu at @ts: true if the kernel keeps it queued (not
+ * eligible, others queued with it).  Its lag is kept for its next
+ * placement (a delay that ends when it is eligible zeroes it).
+ */
+bool model_eevdf_block(struct model *m, struct model_task *t, int cpu, uint64_t ts)
+{
+	uint64_t w;
+	int64_t lag = queue_avg(m, t, cpu, true, ts, &w) - vr_at(t, ts);
+
+	t->vlag = lag_clamp(t, lag);
+	return w && lag < 0;
+}
+
+/*
+ * A dequeue that is not a block (a migration, or the end of a delay when
+ * the CPU goes idle): its lag goes with it, a delayed one's positive lag
+ * zeroed (finish_delayed_dequeue_entity()).
+ */
+void model_eevdf_leave(struct model *m, struct model_task *t, int cpu, uint64_t ts)
+{
+	uint64_t w;
+
+	t->vlag = lag_clamp(t, queue_avg(m, t, cpu, true, ts, &w) - vr_at(t, ts));
+	if (t->delayed && t->vlag > 0)
+		t->vlag = 0;
+}
+
+/*
+ * Whether delayed @t has become eligible on @cpu at @ts: the scheduler's
+ * next pick there dequeues it at last, its lag burnt (zeroed).
+ */
+bool model_eevdf_eligible(const struct model *m, const struct model_task *t, int cpu, uint64_t ts)
+{
+	uint64_t w;
+
+	return queue_avg(m, t, cpu, true, ts, &w) >= vr_at(t, ts);
+}
