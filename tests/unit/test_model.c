@@ -486,6 +486,84 @@ static void test_unseen_dequeue(void)
 }
 
 /*
+ * Delays guessed where the events do not mark them (model_eevdf.c): two
+ * tasks woken together on CPU 0; the first runs 4 ms while the second
+ * waits, then blocks.  Threads of one process (@same_tgid) share a run
+ * queue, where the first is past the average and stays queued, delayed:
+ * the root's next update integrates the time since its last one with one
+ * runnable task, not two.  Two processes never delay each other in the
+ * model.  Returns the guessed delays; *@root_run the root's runnable_avg
+ * after the block, *@after_idle the delayed count once the second blocked
+ * too and the CPU went idle.
+ */
+static uint64_t guess_run(bool same_tgid, uint64_t *root_run, uint32_t *after_idle)
+{
+	struct model *m = new_model(1);
+	int tg[2] = { 700, same_tgid ? 700 : 702 };
+	uint64_t n;
+
+	for (int i = 0; i < 2; i++) {
+		struct imb_event e = ev_base(1 * MS + (uint64_t)i * 1000, 0, IMB_EV_WAKEUP);
+
+		e.wakeup.pid = 701 + i;
+		e.wakeup.tgid = tg[i];
+		e.wakeup.prio = 120;
+		e.wakeup.target_cpu = 0;
+		feed(m, e);
+	}
+	{
+		struct imb_event e = ev_base(1 * MS + 5000, 0, IMB_EV_SWITCH);
+
+		e.sw.next_pid = 701;
+		e.sw.next_tgid = tg[0];
+		e.sw.next_prio = 120;
+		feed(m, e);
+	}
+	{
+		struct imb_event e = ev_base(5 * MS, 0, IMB_EV_SWITCH);
+
+		e.sw.prev_pid = 701;
+		e.sw.prev_tgid = tg[0];
+		e.sw.prev_prio = 120;
+		e.sw.prev_state = 0x1;	/* S */
+		e.sw.next_pid = 702;
+		e.sw.next_tgid = tg[1];
+		e.sw.next_prio = 120;
+		feed(m, e);
+	}
+	*root_run = m->cpus[0].cfs.avg.runnable_avg;
+	{
+		struct imb_event e = ev_base(7 * MS, 0, IMB_EV_SWITCH);
+
+		e.sw.prev_pid = 702;
+		e.sw.prev_tgid = tg[1];
+		e.sw.prev_prio = 120;
+		e.sw.prev_state = 0x1;	/* S */
+		feed(m, e);
+	}
+	*after_idle = m->cpus[0].nr_delayed;
+	n = m->delays_guessed;
+	model_free(m);
+	return n;
+}
+
+static void test_guessed_delays(void)
+{
+	uint64_t one, two, n;
+	uint32_t left;
+
+	n = guess_run(true, &one, &left);
+	ok(n == 1 && left == 0,
+	   "a thread that blocks past its process's average on its CPU is taken as delayed (%llu), "
+	   "and dequeued when the CPU idles (%u left)", (unsigned long long)n, left);
+	n = guess_run(false, &two, &left);
+	ok(n == 0, "two processes never delay each other: none guessed (%llu)", (unsigned long long)n);
+	ok(one > 60 && one < 110 && two > 2 * one - 20 && two < 2 * one + 20,
+	   "the delayed block's 4 ms count one runnable task at the root (runnable_avg %llu), "
+	   "the plain one's two (%llu)", (unsigned long long)one, (unsigned long long)two);
+}
+
+/*
  * The balancer takes 802 from CPU 0: the kernel traces CPU 0's root after
  * the detach, then sched_migrate_task, and the sample is compared after
  * that event.  @mode 1 ends a report window in between
@@ -987,6 +1065,7 @@ int main(void)
 	test_tick_updates_levels();
 	test_late_switch_uses_its_clock();
 	test_unseen_dequeue();
+	test_guessed_delays();
 	test_window_end_changes_nothing();
 	test_group_two_tasks();
 	test_group_renice_while_queued();
