@@ -167,6 +167,7 @@ struct model_group {
 	bool propagate;			/* cfs_rq->propagate */
 	bool se_attached;		/* its entity's averages are in the parent */
 	bool kseeded;			/* run queue seeded from a kernel record */
+	bool kse_seeded;		/* entity seeded from its own record */
 	uint64_t last_ns;		/* last event that touched it */
 	struct pelt_cfs cfs;		/* its run queue */
 	struct pelt_avg se;		/* its entity */

@@ -222,18 +222,22 @@ int model_cpu_compare_pending(struct model *m, const struct imb_event *ev)
 static void group_compare(struct model *m, struct model_group *g)
 {
 	bool cfs = g->kcfs_cmp;
+	/* counted after the warm-up, as the CPUs' (model_cpu_compare()) */
+	bool count = g->kcmp_ns - m->t0_ns >= MODEL_WARMUP_NS;
 
 	g->k_pending = g->k_after = g->kcfs_cmp = false;
 	if (g->kse_cmp) {
 		g->kse_cmp = false;
-		err_add_avg(m->err_group_se, &g->se, g->kse_avg[MODEL_SIG_UTIL],
-			    g->kse_avg[MODEL_SIG_RUNNABLE], g->kse_avg[MODEL_SIG_LOAD]);
+		if (count)
+			err_add_avg(m->err_group_se, &g->se, g->kse_avg[MODEL_SIG_UTIL],
+				    g->kse_avg[MODEL_SIG_RUNNABLE], g->kse_avg[MODEL_SIG_LOAD]);
 	}
 	if (!cfs)
 		return;
 	g->k_compared++;
-	err_add_avg(m->err_group, &g->cfs.avg, g->k_avg[MODEL_SIG_UTIL],
-		    g->k_avg[MODEL_SIG_RUNNABLE], g->k_avg[MODEL_SIG_LOAD]);
+	if (count)
+		err_add_avg(m->err_group, &g->cfs.avg, g->k_avg[MODEL_SIG_UTIL],
+			    g->k_avg[MODEL_SIG_RUNNABLE], g->k_avg[MODEL_SIG_LOAD]);
 	g->k_err[MODEL_SIG_UTIL] = (int64_t)g->cfs.avg.util_avg - (int64_t)g->k_avg[MODEL_SIG_UTIL];
 	g->k_err[MODEL_SIG_RUNNABLE] = (int64_t)g->cfs.avg.runnable_avg -
 				       (int64_t)g->k_avg[MODEL_SIG_RUNNABLE];
@@ -533,6 +537,22 @@ static void ev_pelt_se_group(struct model *m, const struct imb_event *ev)
 	model_path_update(m, ev->cpu, g->id, k->last_update_time);
 	if (pre)
 		return;
+	if (!g->kse_seeded) {
+		/*
+		 * The entity was seeded from its run queue (as a propagation
+		 * leaves it); its own first record says where it really is:
+		 * a delay that held it at a stale runnable weight, or util
+		 * removed below and not yet propagated, part the two.
+		 */
+		unsigned long w = g->se.weight;
+
+		g->kse_seeded = true;
+		pelt_from_kernel(&g->se, w ? w : 1, k->last_update_time, k->load_sum, k->runnable_sum,
+				 k->util_sum, k->period_contrib, k->load_avg, k->runnable_avg,
+				 k->util_avg);
+		g->se.weight = w;
+		return;
+	}
 	/* the entity as the update left it, compared as its run queue is */
 	g->kse_avg[MODEL_SIG_UTIL] = k->util_avg;
 	g->kse_avg[MODEL_SIG_RUNNABLE] = k->runnable_avg;

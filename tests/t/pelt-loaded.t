@@ -46,8 +46,8 @@ def figures(name, min_samples, med, p95):
     check(ok, "%s vs the kernel: %s (<= %d, <= %d)" % (name, ", ".join(msg), med, p95))
 figures("signals", 1000, 4, 16)
 figures("task_signals", 2000, 1, 2)
-figures("group_signals", 2000, 4, 16)
-figures("group_entity_signals", 2000, 4, 16)
+figures("group_signals", 1400, 4, 16)
+figures("group_entity_signals", 1400, 4, 16)
 PY
 # windows of 7 ms instead of 1 s: the same engine, the same figures
 "$IMB" analyze --json --window 7ms "$FIX" >"$T/w7.json" 2>"$T/err"

@@ -641,6 +641,39 @@ static uint64_t share_cpu0_group(struct model *m, uint64_t t0, uint64_t dur, int
 	return t;
 }
 
+/*
+ * A group entity is seeded from its run queue's first record (what a
+ * propagation leaves it), then from its own first record, where the two
+ * part (a delay held it at a stale runnable weight, or removed util is
+ * not yet propagated).
+ */
+static void test_group_entity_seeded_from_its_record(void)
+{
+	struct model *m = new_model(1);
+	struct imb_event e;
+	struct model_group *g;
+	unsigned long first;
+
+	swg(m, 1 * MS, 0, 0, 0, 501, AG(7));
+	group_rec(m, 2 * MS, 0, AG(7), 300);
+	g = model_group_find(m, 0, AG(7));
+	first = g ? g->se.util_avg : 0;
+	e = ev_base(3 * MS, 0, IMB_EV_PELT_SE);
+	e.pelt_se.cgroup_id = AG(7);
+	e.pelt_se.parent_id = IMB_TG_ROOT;
+	e.pelt_se.last_update_time = 3 * MS;
+	e.pelt_se.util_avg = 600;
+	e.pelt_se.util_sum = 600 * PELT_MIN_DIVIDER;
+	e.pelt_se.runnable_avg = 700;
+	e.pelt_se.runnable_sum = 700ull * PELT_MIN_DIVIDER;
+	feed(m, e);
+	g = model_group_find(m, 0, AG(7));
+	ok(g && first >= 290 && first <= 310 && g->se.util_avg == 600 && g->se.runnable_avg == 700,
+	   "the group entity starts as its run queue (util %lu), then as its own record says "
+	   "(util %lu, runnable %lu)", first, g ? g->se.util_avg : 0, g ? g->se.runnable_avg : 0);
+	model_free(m);
+}
+
 static void test_group_two_tasks(void)
 {
 	struct model *m = new_model(2);
@@ -1068,6 +1101,7 @@ int main(void)
 	test_guessed_delays();
 	test_window_end_changes_nothing();
 	test_group_two_tasks();
+	test_group_entity_seeded_from_its_record();
 	test_group_renice_while_queued();
 	test_class_change_while_queued();
 	test_group_held_by_delayed_tasks();
