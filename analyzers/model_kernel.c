@@ -412,8 +412,16 @@ static void ev_pelt_cfs_group(struct model *m, const struct imb_event *ev)
 		struct model_cpu *c = &m->cpus[ev->cpu];
 		struct model_task *t = c->curr > 0 ? model_task_find(m, c->curr) : NULL;
 
-		/* the detach of the current task's autogroup exit: apply it now */
-		if (t && t->exited && t->q_group == id) {
+		/*
+		 * The detach of the current task's autogroup exit: apply it
+		 * now, if the record lost the task's averages.  It comes just
+		 * before the final switch, and an exiting task may run on for
+		 * a while after sched_process_exit: a lower count alone may be
+		 * another task's enqueue the model took early (a balancer's
+		 * migration, whose attach is traced before the enqueue).
+		 */
+		if (t && t->exited && t->q_group == id &&
+		    k->runnable_avg + t->avg.runnable_avg / 2 < g->cfs.avg.runnable_avg) {
 			group_kernel_note(m, g, ev, false);
 			model_task_exit_autogroup(m, t, ev->cpu, ev->ts_ns);
 			return;

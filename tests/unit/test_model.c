@@ -987,6 +987,57 @@ static void test_group_exit(void)
 	model_free(m);
 }
 
+/*
+ * An exiting task runs on after sched_process_exit; its autogroup exit
+ * (the detach from its group) comes just before its final switch.  A
+ * group record with a lower count while it still runs is taken as that
+ * detach only if the record lost the task's averages too (a balancer's
+ * migration, whose attach is traced before its enqueue, lowers the count
+ * alone).  Returns whether the task was detached from its group.
+ */
+static bool exit_detach_run(bool lost)
+{
+	struct model *m = new_model(1);
+	struct model_group *g;
+	struct model_task *t;
+	struct imb_event e;
+	uint64_t ts;
+	int cur;
+	bool detached;
+
+	group_rec(m, 1 * MS, 0, AG(9), 0);
+	swg(m, 1 * MS, 0, 0, 0, 701, AG(9));
+	wakeup(m, 1 * MS + 1000, 702, 0, false);
+	ts = share_cpu0_group(m, 1 * MS, 600 * MS, 701, 702, AG(9));
+	cur = m->cpus[0].curr;
+	e = ev_base(ts + 1000, 0, IMB_EV_EXIT);
+	e.exit.pid = cur;
+	e.exit.prio = 120;
+	feed(m, e);
+	g = model_group_find(m, 0, AG(9));
+	t = model_task_find(m, cur);
+	e = ev_base(ts + 2 * MS, 0, IMB_EV_PELT_CFS);
+	e.pelt_cfs.cgroup_id = AG(9);
+	e.pelt_cfs.parent_id = IMB_TG_ROOT;
+	e.pelt_cfs.last_update_time = ts + 2 * MS;
+	e.pelt_cfs.nr_queued = e.pelt_cfs.h_nr_queued = e.pelt_cfs.h_nr_runnable = 1;
+	e.pelt_cfs.runnable_avg = g && t ? g->cfs.avg.runnable_avg - (lost ? t->avg.runnable_avg : 0) : 0;
+	e.pelt_cfs.runnable_sum = e.pelt_cfs.runnable_avg * PELT_MIN_DIVIDER;
+	e.pelt_cfs.util_avg = g ? g->cfs.avg.util_avg : 0;
+	e.pelt_cfs.util_sum = (uint32_t)(e.pelt_cfs.util_avg * PELT_MIN_DIVIDER);
+	feed(m, e);
+	t = model_task_find(m, cur);
+	detached = t && t->att_group != AG(9);
+	model_free(m);
+	return detached;
+}
+
+static void test_group_exit_detach_needs_the_averages(void)
+{
+	ok(exit_detach_run(true), "a record of its group that lost the exiting task's averages is its detach");
+	ok(!exit_detach_run(false), "one that only counts a task fewer is not: it stays in its group");
+}
+
 static void test_group_eviction(void)
 {
 	struct model_opts o;
@@ -1109,6 +1160,7 @@ int main(void)
 	test_idle_pick_after_the_blocking_dequeue();
 	test_group_migration_and_removal();
 	test_group_exit();
+	test_group_exit_detach_needs_the_averages();
 	test_group_eviction();
 	test_group_dead_task_late_record();
 	test_fairness_fill();
