@@ -534,7 +534,13 @@ static void ev_pelt_se_group(struct model *m, const struct imb_event *ev)
 	g = model_group_find(m, ev->cpu, k->cgroup_id);
 	if (!g || !g->kseeded || !g->se_attached)
 		return;
-	if (k->last_update_time < g->cfs.avg.last_update_time)
+	/*
+	 * An older instant than the engine's: skipped, unless it is that of
+	 * its run queue's last record (the model applied what that record
+	 * showed, an autogroup exit's detach, at the event's clock, a few
+	 * microseconds past the kernel's).
+	 */
+	if (k->last_update_time < g->cfs.avg.last_update_time && k->last_update_time != g->k_lut)
 		return;
 	/*
 	 * With a propagation pending the kernel traces the entity twice at
@@ -542,6 +548,16 @@ static void ev_pelt_se_group(struct model *m, const struct imb_event *ev)
 	 * crossed) and after; the engine is past both after the update.
 	 */
 	pre = g->propagate || g->cfs.removed_nr || g->cfs.prop_runnable_sum;
+	/*
+	 * ... unless the kernel propagated already: update_tg_cfs_util()
+	 * and _runnable() leave the entity's averages those of its run
+	 * queue's record of the same instant (the model may propagate at
+	 * a record that ends a propagation the kernel made, as an exiting
+	 * task's detach from its autogroup).
+	 */
+	if (pre && k->last_update_time == g->k_lut && k->util_avg == g->k_avg[MODEL_SIG_UTIL] &&
+	    k->runnable_avg == g->k_avg[MODEL_SIG_RUNNABLE])
+		pre = false;
 	model_path_update(m, ev->cpu, g->id, k->last_update_time);
 	if (pre)
 		return;
