@@ -8,8 +8,8 @@
  * development VM (kernel 6.18) with BPF recordings that carry the
  * kernel's values, the worst of each kind over two full runs of
  * bench/pelt-accuracy.sh on the same day and engine (one on a quiet host,
- * 1-min load average 1.4-1.9, where every case reads p95 <= 2; one beside
- * a build and the live tests, load average 3.1-5.1) and
+ * 1-min load average 1.2-2.0, where every case reads p95 <= 3; one beside
+ * a build and the live tests, load average 27-47) and
  * tests/fixtures/groups-periodic.txt.gz; for recordings without task-group
  * ids, the same recordings analysed with --plain-events, which gives the
  * engine only what a tracefs or trace.dat recording has.  They are typical
@@ -26,13 +26,13 @@ static const struct {
 	uint64_t util_p95, runnable_p95;
 } pelt_expect_table[] = {
 	/* bench/pelt-accuracy.sh, cases busy and cgroup */
-	{ "busy threads", 4, 7 },
+	{ "busy threads", 10, 13 },
 	/* cases periodic and rtapp */
-	{ "periodic work", 8, 20 },
+	{ "periodic work", 11, 19 },
 	/* case multi-group, and tests/fixtures/groups-periodic.txt.gz */
-	{ "several task groups", 6, 12 },
+	{ "several task groups", 10, 9 },
 	/* the same recordings analysed with --plain-events */
-	{ "no task groups in the recording (modelled flat)", 229, 240 },
+	{ "no task groups in the recording (modelled flat)", 446, 437 },
 };
 
 enum { EXP_BUSY, EXP_PERIODIC, EXP_GROUPS, EXP_FLAT };
