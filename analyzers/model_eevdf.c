@@ -52,13 +52,13 @@ static int64_t vr_at(const struct model_task *t, uint64_t ts)
 
 /*
  * Weighted mean vruntime of the tasks queued with @t on @cpu at @ts, @t
- * itself counted if @self; *@w their weight (0: nobody else).
+ * itself counted if @self; *@w the others' weight (0: nobody else).
  */
 static int64_t queue_avg(const struct model *m, const struct model_task *t, int cpu, bool self,
 			 uint64_t ts, uint64_t *w)
 {
 	int64_t ref = vr_at(t, ts), sum = 0;
-	uint64_t others = 0, wsum = 0;
+	uint64_t wsum = 0;
 
 	for (size_t i = 0; i < m->nr_tasks; i++) {
 		const struct model_task *o = &m->tasks[i];
@@ -69,13 +69,18 @@ static int64_t queue_avg(const struct model *m, const struct model_task *t, int 
 		ow = model_task_weight(o);
 		sum += (vr_at(o, ts) - ref) * (int64_t)ow;
 		wsum += ow;
-		others += ow;
 	}
-	if (self) {
+	*w = wsum;
+	if (self)
 		wsum += model_task_weight(t);	/* its own term is 0 about ref */
-	}
-	*w = others;
 	return wsum ? ref + sum / (int64_t)wsum : ref;
+}
+
+/* Lag of @t in its run queue on @cpu at @ts (avg_vruntime - vruntime); *@w as queue_avg() */
+static int64_t lag_at(const struct model *m, const struct model_task *t, int cpu, uint64_t ts,
+		      uint64_t *w)
+{
+	return queue_avg(m, t, cpu, true, ts, w) - vr_at(t, ts);
 }
 
 static int64_t lag_clamp(const struct model_task *t, int64_t lag)
@@ -109,7 +114,7 @@ void model_eevdf_place(struct model *m, struct model_task *t, int cpu, uint64_t 
 bool model_eevdf_block(struct model *m, struct model_task *t, int cpu, uint64_t ts)
 {
 	uint64_t w;
-	int64_t lag = queue_avg(m, t, cpu, true, ts, &w) - vr_at(t, ts);
+	int64_t lag = lag_at(m, t, cpu, ts, &w);
 
 	t->vlag = lag_clamp(t, lag);
 	return w && lag < 0;
@@ -124,7 +129,7 @@ void model_eevdf_leave(struct model *m, struct model_task *t, int cpu, uint64_t 
 {
 	uint64_t w;
 
-	t->vlag = lag_clamp(t, queue_avg(m, t, cpu, true, ts, &w) - vr_at(t, ts));
+	t->vlag = lag_clamp(t, lag_at(m, t, cpu, ts, &w));
 	if (t->delayed && t->vlag > 0)
 		t->vlag = 0;
 }
@@ -137,5 +142,5 @@ bool model_eevdf_eligible(const struct model *m, const struct model_task *t, int
 {
 	uint64_t w;
 
-	return queue_avg(m, t, cpu, true, ts, &w) >= vr_at(t, ts);
+	return lag_at(m, t, cpu, ts, &w) >= 0;
 }

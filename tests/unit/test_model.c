@@ -70,6 +70,22 @@ static void swg(struct model *m, uint64_t ts, int cpu, int prev, uint32_t state,
 	feed(m, e);
 }
 
+/* A switch on CPU 0 whose tasks show their tgids (threads of one process or not). */
+static void swt(struct model *m, uint64_t ts, int prev, int ptgid, uint32_t state, int next,
+		int ntgid)
+{
+	struct imb_event e = ev_base(ts, 0, IMB_EV_SWITCH);
+
+	e.sw.prev_pid = prev;
+	e.sw.prev_tgid = ptgid;
+	e.sw.prev_prio = 120;
+	e.sw.prev_state = state;
+	e.sw.next_pid = next;
+	e.sw.next_tgid = ntgid;
+	e.sw.next_prio = 120;
+	feed(m, e);
+}
+
 /* A switch on CPU 0 whose tasks show priorities @pp and @np (next in @group). */
 static void swp(struct model *m, uint64_t ts, int prev, int pp, uint32_t state, int next, int np,
 		uint64_t group)
@@ -511,36 +527,10 @@ static uint64_t guess_run(bool same_tgid, uint64_t *root_run, uint32_t *after_id
 		e.wakeup.target_cpu = 0;
 		feed(m, e);
 	}
-	{
-		struct imb_event e = ev_base(1 * MS + 5000, 0, IMB_EV_SWITCH);
-
-		e.sw.next_pid = 701;
-		e.sw.next_tgid = tg[0];
-		e.sw.next_prio = 120;
-		feed(m, e);
-	}
-	{
-		struct imb_event e = ev_base(5 * MS, 0, IMB_EV_SWITCH);
-
-		e.sw.prev_pid = 701;
-		e.sw.prev_tgid = tg[0];
-		e.sw.prev_prio = 120;
-		e.sw.prev_state = 0x1;	/* S */
-		e.sw.next_pid = 702;
-		e.sw.next_tgid = tg[1];
-		e.sw.next_prio = 120;
-		feed(m, e);
-	}
+	swt(m, 1 * MS + 5000, 0, 0, 0, 701, tg[0]);
+	swt(m, 5 * MS, 701, tg[0], 0x1 /* S */, 702, tg[1]);
 	*root_run = m->cpus[0].cfs.avg.runnable_avg;
-	{
-		struct imb_event e = ev_base(7 * MS, 0, IMB_EV_SWITCH);
-
-		e.sw.prev_pid = 702;
-		e.sw.prev_tgid = tg[1];
-		e.sw.prev_prio = 120;
-		e.sw.prev_state = 0x1;	/* S */
-		feed(m, e);
-	}
+	swt(m, 7 * MS, 702, tg[1], 0x1 /* S */, 0, 0);
 	*after_idle = m->cpus[0].nr_delayed;
 	n = m->delays_guessed;
 	model_free(m);
