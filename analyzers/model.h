@@ -58,6 +58,7 @@ struct model_task {
 	int32_t pid;
 	int32_t tgid;			/* 0: unknown, treat as pid */
 	int32_t parent_pid;		/* who forked it (sched_process_fork), 0 unknown */
+	int32_t lineage;		/* guessed task group (model_lineage.c), 0: its process's */
 	char comm[IMB_COMM_LEN];
 	int prio;
 	int nice;

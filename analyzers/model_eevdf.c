@@ -26,12 +26,12 @@
 #define EEVDF_LAG_LIMIT_NS 4000000ll
 
 /*
- * Whether the input leaves delays to guess: --plain-events, or no kernel
- * records and no task groups (a source that names groups marks delays).
+ * Whether the input leaves delays to guess: where it leaves task groups
+ * to guess (a source that names groups marks delays).
  */
 bool model_guess_delays(const struct model *m)
 {
-	return m->opts.plain_events || (!m->has_kernel_pelt && !m->has_groups);
+	return model_guess_groups(m);
 }
 
 static bool same_queue(const struct model_task *t, const struct model_task *o, int cpu)

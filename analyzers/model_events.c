@@ -471,8 +471,9 @@ static void cpu_set_curr(struct model *m, struct model_cpu *c, struct model_task
  * with its records they are those of the group's last record older than
  * the new task (the enqueue's own update and attach are traced before the
  * wake-up that tells the model); the engine's load_avg of a group is not
- * exact (blocked tasks that the kernel keeps queued count in it).  Without
- * records: the engine's run queue.
+ * exact (blocked tasks that the kernel keeps queued count in it).  With
+ * groups but without records: the engine's run queue.  Where the input
+ * names no groups: the guessed group's (model_lineage.c).
  */
 static const struct pelt_cfs *post_init_cfs(struct model *m, const struct model_task *t, int cpu,
 					    uint64_t id)
@@ -482,8 +483,8 @@ static const struct pelt_cfs *post_init_cfs(struct model *m, const struct model_
 	struct pelt_cfs *k = &m->post_init_k;
 	uint64_t util, load;
 
-	if (m->opts.plain_events)
-		return model_group_cfs(m, cpu, id);
+	if (model_guess_groups(m))
+		return model_lineage_cfs(m, t, cpu);
 	if (g && g->k_ns && g->k_ns < t->first_ns) {
 		util = g->k_avg[MODEL_SIG_UTIL];
 		load = g->k_avg[MODEL_SIG_LOAD];
@@ -1085,6 +1086,7 @@ static void ev_fork(struct model *m, const struct imb_event *ev)
 
 		if (p && p != t)
 			t->group = p->group;	/* a child starts in its parent's group */
+		model_lineage_fork(t, p != t ? p : NULL, ev->fork.parent_pid);
 	}
 	t->parent_pid = ev->fork.parent_pid;
 	model_task_set_tgid(m, t, ev->fork.child_tgid);

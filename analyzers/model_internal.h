@@ -2,11 +2,15 @@
 /*
  * model_internal.h - what the model's own files share, and nobody else.
  *
- * The model (model.h) is written in four files, one concern each:
+ * The model (model.h) is written in six files, one concern each:
  *   model_tables.c  the task table and its hash, CPUs, tgid hints,
  *                   eviction of dead tasks, the model's life cycle;
  *   model_groups.c  task groups: their table, run queues and entities,
  *                   the queued counts up the hierarchy, propagation;
+ *   model_lineage.c where the input names no groups: the group a new
+ *                   task starts in, guessed from who forked it;
+ *   model_eevdf.c   where the input has no marks: which blocking tasks
+ *                   the kernel keeps queued (delayed dequeue);
  *   model_events.c  the scheduler events: task states, CPU accounting and
  *                   the PELT updates at the kernel's update points;
  *   model_kernel.c  the kernel's own PELT records: seeding, the lazy
@@ -71,6 +75,12 @@ void model_task_exit_autogroup(struct model *m, struct model_task *t, int cpu, u
 void model_task_pelt_update(struct model *m, struct model_task *t, uint64_t ts);
 void model_task_delay_end(struct model *m, struct model_task *t, uint64_t now, bool walk);
 unsigned long model_task_weight(const struct model_task *t);
+
+/* model_lineage.c */
+bool model_guess_groups(const struct model *m);
+void model_lineage_fork(struct model_task *child, const struct model_task *parent,
+			int32_t parent_pid);
+const struct pelt_cfs *model_lineage_cfs(struct model *m, const struct model_task *t, int cpu);
 
 /* model_eevdf.c */
 bool model_guess_delays(const struct model *m);

@@ -554,6 +554,56 @@ static void test_guessed_delays(void)
 }
 
 /*
+ * A new task's initial util where the events name no task groups
+ * (model_lineage.c): task 500 has run alone on CPU 0 for 300 ms, so the
+ * root's util_avg is near 1024 and post_init's cap there near 0.  A task
+ * forked there starts with its own group's util shared by weight, capped
+ * at half the spare capacity of that group's run queue: 500's children
+ * and grandchildren share its group (small start), kthreadd's children the
+ * root (small), while a child of a process not seen running there, or of
+ * init (a service, a session of its own), lands in an empty group and
+ * starts at 512.  Returns the new task's util_avg.
+ */
+static uint64_t fork_util(int parent, int grandparent)
+{
+	struct model *m = new_model(1);
+	int child = 900;
+	uint64_t u;
+
+	wakeup(m, 1 * MS, 500, 0, false);
+	sw(m, 1 * MS + 1000, 0, 0, 0, 500);
+	for (uint64_t t = 4 * MS; t <= 300 * MS; t += 4 * MS)
+		runtime(m, t, 0, 500, 4 * MS);
+	for (int gen = grandparent ? 0 : 1; gen < 2; gen++) {
+		struct imb_event e = ev_base(301 * MS + (uint64_t)gen * 10000, 0, IMB_EV_FORK);
+
+		e.fork.parent_pid = gen ? (grandparent ? 800 : parent) : grandparent;
+		e.fork.child_pid = gen ? child : 800;
+		e.fork.child_tgid = e.fork.child_pid;
+		strcpy(e.fork.child_comm, "t");
+		feed(m, e);
+	}
+	wakeup(m, 302 * MS, child, 0, true);
+	u = model_task_find(m, child)->avg.util_avg;
+	model_free(m);
+	return u;
+}
+
+static void test_new_task_util_from_its_lineage(void)
+{
+	uint64_t own = fork_util(500, 0), grand = fork_util(0, 500), kthread = fork_util(2, 0);
+	uint64_t other = fork_util(600, 0), service = fork_util(1, 0);
+
+	ok(own < 40 && grand < 40 && kthread < 40,
+	   "children (%llu) and grandchildren (%llu) of the busy task, and kernel threads (%llu), "
+	   "start small", (unsigned long long)own, (unsigned long long)grand,
+	   (unsigned long long)kthread);
+	ok(other == 512 && service == 512,
+	   "a child of another process (%llu) or of init (%llu) starts at half an empty group's "
+	   "spare capacity", (unsigned long long)other, (unsigned long long)service);
+}
+
+/*
  * The balancer takes 802 from CPU 0: the kernel traces CPU 0's root after
  * the detach, then sched_migrate_task, and the sample is compared after
  * that event.  @mode 1 ends a report window in between
@@ -1167,6 +1217,7 @@ int main(void)
 	test_late_switch_uses_its_clock();
 	test_unseen_dequeue();
 	test_guessed_delays();
+	test_new_task_util_from_its_lineage();
 	test_window_end_changes_nothing();
 	test_group_two_tasks();
 	test_group_entity_seeded_from_its_record();
