@@ -13,8 +13,14 @@
  * (and a wake-up that requeues the task raises it the same way).
  *
  * Without marks the model estimates each task's vruntime from the time it
- * is seen running (scaled by its weight) and the lag its last dequeue left
- * it, placed again at each enqueue as place_entity() does, and takes the
+ * ran (scaled by its weight) and the lag its last dequeue left it, placed
+ * again at each enqueue as place_entity() does.  The run time is the
+ * kernel's own where the stream has sched_stat_runtime (update_curr()'s
+ * delta, on the run-queue clock), else the switch intervals; the two
+ * differ by tens of microseconds a run (IRQ time, and a preempting task
+ * charged from its wake-up's clock), as much as the lags being told
+ * apart, so the guess is near-exact with the first and near chance with
+ * the second for threads whose vruntimes stay close.  It takes the
  * tasks of one process queued on one CPU as one run queue: threads share
  * their autogroup or cgroup, and a recording without task-group ids has no
  * better sign of one.  A task alone there is always eligible, so tasks of
@@ -40,12 +46,17 @@ static bool same_queue(const struct model_task *t, const struct model_task *o, i
 	       (o->state == MODEL_TASK_RUNNING || o->state == MODEL_TASK_QUEUED || o->delayed);
 }
 
-/* vruntime of @t at @ts: what it ran since its state was last accounted added */
+/*
+ * vruntime of @t at @ts.  From the kernel's run times where the stream has
+ * them: its vruntime moves only at update_curr(), and each decision point
+ * (a dequeue, an enqueue's placement) follows one.  Else from switch
+ * times: what it ran since its state was last accounted added.
+ */
 static int64_t vr_at(const struct model_task *t, uint64_t ts)
 {
 	int64_t vr = t->vr;
 
-	if (t->state == MODEL_TASK_RUNNING && ts > t->state_ns)
+	if (!t->has_runtime && t->state == MODEL_TASK_RUNNING && ts > t->state_ns)
 		vr += (int64_t)((ts - t->state_ns) * 1024 / model_task_weight(t));
 	return vr;
 }

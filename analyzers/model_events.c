@@ -52,7 +52,8 @@ static void task_account(struct model_task *t, uint64_t ts)
 	case MODEL_TASK_RUNNING:
 		t->switch_run_ns += d;
 		t->win_switch_run_ns += d;
-		model_eevdf_run(t, d);
+		if (!t->has_runtime)	/* else the kernel's own run time (ev_runtime()) */
+			model_eevdf_run(t, d);
 		/* fall through */
 	case MODEL_TASK_QUEUED:
 		t->runnable_ns += d;
@@ -1125,6 +1126,17 @@ static void ev_runtime(struct model *m, const struct imb_event *ev)
 	t->runtime_ns += ev->runtime.runtime_ns;
 	t->win_runtime_ns += ev->runtime.runtime_ns;
 	t->win_seen = true;
+	/*
+	 * update_curr() advances the task's vruntime by exactly this run
+	 * time (the run-queue clock's, which leaves out IRQ time and starts
+	 * a preempting task at its wake-up's clock): the vruntime estimate
+	 * follows it (model_eevdf.c).  The first one only ends the estimate
+	 * from switch times.
+	 */
+	if (t->has_runtime)
+		model_eevdf_run(t, ev->runtime.runtime_ns);
+	else if (t->state == MODEL_TASK_RUNNING)
+		task_account(t, ts);
 	c = &m->cpus[ev->cpu];
 	/*
 	 * A task current on another CPU: a remote update_curr(), e.g. the

@@ -554,6 +554,55 @@ static void test_guessed_delays(void)
 }
 
 /*
+ * The guess reads the kernel's own run times where the stream has them.
+ * Threads 701 and 702 of one process wake on CPU 0; 701 runs from 1 ms to
+ * 5 ms by the switches, but update_curr() says 2 ms of it (the rest was
+ * IRQ time, which the run-queue clock leaves out); 702 then runs 3 ms and
+ * blocks.  By the kernel's run times 702 is past the average (2 and 3 ms:
+ * lag -0.5 ms) and stays queued, delayed; by the switch times it is not
+ * (4 and 3 ms).  @with_runtime: feed the sched_stat_runtime events.  Returns
+ * the guessed delays.
+ */
+static uint64_t runtime_guess_run(bool with_runtime)
+{
+	struct model *m = new_model(1);
+	uint64_t n;
+
+	for (int i = 0; i < 2; i++) {
+		struct imb_event e = ev_base(1 * MS + (uint64_t)i * 1000, 0, IMB_EV_WAKEUP);
+
+		e.wakeup.pid = 701 + i;
+		e.wakeup.tgid = 700;
+		e.wakeup.prio = 120;
+		e.wakeup.target_cpu = 0;
+		feed(m, e);
+	}
+	swt(m, 1 * MS + 5000, 0, 0, 0, 701, 700);
+	if (with_runtime)
+		runtime(m, 1 * MS + 6000, 0, 701, 1000);
+	if (with_runtime)
+		runtime(m, 5 * MS, 0, 701, 2 * MS);
+	swt(m, 5 * MS, 701, 700, IMB_STATE_PREEMPTED, 702, 700);
+	if (with_runtime)
+		runtime(m, 5 * MS + 1000, 0, 702, 1000);
+	if (with_runtime)
+		runtime(m, 8 * MS, 0, 702, 3 * MS - 1000);
+	swt(m, 8 * MS, 702, 700, 0x1 /* S */, 701, 700);
+	n = m->delays_guessed;
+	model_free(m);
+	return n;
+}
+
+static void test_guess_reads_kernel_runtime(void)
+{
+	uint64_t with = runtime_guess_run(true), without = runtime_guess_run(false);
+
+	ok(with == 1 && without == 0,
+	   "a block is taken as delayed by the kernel's run times (%llu), not by the switch "
+	   "times (%llu)", (unsigned long long)with, (unsigned long long)without);
+}
+
+/*
  * A new task's initial util where the events name no task groups
  * (model_lineage.c): task 500 has run alone on CPU 0 for 300 ms, so the
  * root's util_avg is near 1024 and post_init's cap there near 0.  A task
@@ -1217,6 +1266,7 @@ int main(void)
 	test_late_switch_uses_its_clock();
 	test_unseen_dequeue();
 	test_guessed_delays();
+	test_guess_reads_kernel_runtime();
 	test_new_task_util_from_its_lineage();
 	test_window_end_changes_nothing();
 	test_group_two_tasks();
