@@ -35,6 +35,7 @@
 
 #define MODEL_MAX_CPUS 1024
 #define MODEL_MAX_GROUPS 4096	/* default bound of the group table, all CPUs */
+#define MODEL_ANCESTORS 6	/* processes kept of a task's line (model_lineage.c) */
 
 enum model_task_state {
 	MODEL_TASK_UNKNOWN = 0,	/* seen, but state not yet known */
@@ -59,6 +60,7 @@ struct model_task {
 	int32_t tgid;			/* 0: unknown, treat as pid */
 	int32_t parent_pid;		/* who forked it (sched_process_fork), 0 unknown */
 	int32_t lineage;		/* guessed task group (model_lineage.c), 0: its process's */
+	int32_t ancestors[MODEL_ANCESTORS];	/* processes that started its line, nearest first, 0 end */
 	char comm[IMB_COMM_LEN];
 	int prio;
 	int nice;

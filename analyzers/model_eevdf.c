@@ -21,10 +21,12 @@
  * charged from its wake-up's clock), as much as the lags being told
  * apart, so the guess is near-exact with the first and near chance with
  * the second for threads whose vruntimes stay close.  It takes the
- * tasks of one process queued on one CPU as one run queue: threads share
- * their autogroup or cgroup, and a recording without task-group ids has no
- * better sign of one.  A task alone there is always eligible, so tasks of
- * single-threaded processes are never taken as delayed.
+ * tasks queued on one CPU that are related (threads of one process, or
+ * processes one of which started the other within the recording:
+ * model_lineage.c) as one run queue: they share their autogroup or
+ * cgroup, and a recording without task-group ids has no better sign of
+ * one.  A task alone there is always eligible, so a task with nothing
+ * related queued with it is never taken as delayed.
  */
 #include "model_internal.h"
 
@@ -42,7 +44,7 @@ bool model_guess_delays(const struct model *m)
 
 static bool same_queue(const struct model_task *t, const struct model_task *o, int cpu)
 {
-	return o != t && o->fair && o->cpu == cpu && t->tgid > 0 && o->tgid == t->tgid &&
+	return o != t && o->fair && o->cpu == cpu && model_lineage_related(t, o) &&
 	       (o->state == MODEL_TASK_RUNNING || o->state == MODEL_TASK_QUEUED || o->delayed);
 }
 

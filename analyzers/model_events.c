@@ -864,13 +864,13 @@ static void switch_from_idle_unguess(struct model *m, struct model_cpu *c, uint6
 /*
  * Where the source names no task groups and delays are guessed: whether
  * two tasks are taken as sharing a group below the root (threads of one
- * process, model_eevdf.c), so a switch between them updates no level
- * above it, the root included.
+ * process, or processes one of which started the other: model_lineage.c),
+ * so a switch between them updates no level above it, the root included.
  */
 static bool same_guessed_group(const struct model *m, const struct model_task *a,
 			       const struct model_task *b)
 {
-	return !m->has_groups && model_guess_delays(m) && a->tgid > 0 && a->tgid == b->tgid;
+	return !m->has_groups && model_guess_delays(m) && model_lineage_related(a, b);
 }
 
 static void ev_switch(struct model *m, const struct imb_event *ev)
@@ -1082,6 +1082,7 @@ static void ev_fork(struct model *m, const struct imb_event *ev)
 	model_task_set_att(m, t, 0);
 	t->pelt_valid = false;
 	t->attach_pending = false;
+	model_task_set_tgid(m, t, ev->fork.child_tgid);
 	{
 		const struct model_task *p = model_task_find(m, ev->fork.parent_pid);
 
@@ -1090,7 +1091,6 @@ static void ev_fork(struct model *m, const struct imb_event *ev)
 		model_lineage_fork(t, p != t ? p : NULL, ev->fork.parent_pid);
 	}
 	t->parent_pid = ev->fork.parent_pid;
-	model_task_set_tgid(m, t, ev->fork.child_tgid);
 }
 
 static void ev_exit(struct model *m, const struct imb_event *ev)

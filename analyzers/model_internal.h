@@ -80,6 +80,7 @@ unsigned long model_task_weight(const struct model_task *t);
 bool model_guess_groups(const struct model *m);
 void model_lineage_fork(struct model_task *child, const struct model_task *parent,
 			int32_t parent_pid);
+bool model_lineage_related(const struct model_task *a, const struct model_task *b);
 const struct pelt_cfs *model_lineage_cfs(struct model *m, const struct model_task *t, int cpu);
 
 /* model_eevdf.c */

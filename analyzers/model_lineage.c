@@ -21,6 +21,15 @@
  * threads, in the root group; the children of init are services and
  * logins, each a session (and cgroup) of its own.  A process that calls
  * setsid() itself is not seen: its children stay in its parent's lineage.
+ *
+ * That is enough for a new task's initial util, a sum over the group; the
+ * delay guess (model_eevdf.c) needs the run queue a task shares, and
+ * there a wrong merge costs more than a missed one (a task taken as
+ * delayed updates nothing above its group).  So there two tasks are
+ * related only if they are threads of one process or one's process
+ * started the other's line within the recording (a build's make and its
+ * compilers, a recorder and its workload): siblings are not, as a shell's
+ * `setsid` children are each a session of their own.
  */
 #include "model_internal.h"
 
@@ -35,6 +44,11 @@ bool model_guess_groups(const struct model *m)
 	return m->opts.plain_events || (!m->has_kernel_pelt && !m->has_groups);
 }
 
+static int32_t process_of(const struct model_task *t)
+{
+	return t->tgid > 0 ? t->tgid : t->pid;
+}
+
 static int32_t lineage_of(const struct model_task *t)
 {
 	if (t->lineage)
@@ -44,15 +58,49 @@ static int32_t lineage_of(const struct model_task *t)
 	return t->tgid > 0 ? t->tgid : t->pid;
 }
 
+/*
+ * A fork: @parent (NULL if the recording has not seen it) started @child,
+ * whose tgid is already known where the stream gives it.
+ */
 void model_lineage_fork(struct model_task *child, const struct model_task *parent,
 			int32_t parent_pid)
 {
+	int n = 0;
+
+	memset(child->ancestors, 0, sizeof(child->ancestors));
+	if (parent && parent_pid != 1 && parent_pid != 2) {
+		if (process_of(parent) != process_of(child))
+			child->ancestors[n++] = process_of(parent);
+		for (int i = 0; i < MODEL_ANCESTORS && n < MODEL_ANCESTORS && parent->ancestors[i]; i++)
+			child->ancestors[n++] = parent->ancestors[i];
+	}
 	if (parent_pid == 2)
 		child->lineage = LINEAGE_ROOT;
 	else if (parent_pid == 1 || !parent)
 		child->lineage = 0;	/* its own, from its tgid */
 	else
 		child->lineage = lineage_of(parent);
+}
+
+static bool has_ancestor(const struct model_task *t, int32_t process)
+{
+	for (int i = 0; i < MODEL_ANCESTORS && t->ancestors[i]; i++)
+		if (t->ancestors[i] == process)
+			return true;
+	return false;
+}
+
+/*
+ * Whether @a and @b are taken as sharing a run queue where the delay guess
+ * needs one: threads of one process, or one's process among the other's
+ * ancestors.  Nothing without tgids (a trace.dat without its saved_tgids
+ * companion): threads cannot be told from processes there.
+ */
+bool model_lineage_related(const struct model_task *a, const struct model_task *b)
+{
+	if (a->tgid <= 0 || b->tgid <= 0)
+		return false;
+	return a->tgid == b->tgid || has_ancestor(a, b->tgid) || has_ancestor(b, a->tgid);
 }
 
 /*

@@ -554,6 +554,52 @@ static void test_guessed_delays(void)
 }
 
 /*
+ * Processes of one line share a run queue in the guess (model_lineage.c):
+ * process 701 forks 702 (@relation 1), or a shell 700 forks both (2,
+ * siblings: `setsid` children are each a session of their own).  Then as
+ * in guess_run(): both wait on CPU 0, 701 runs 4 ms and blocks.  Returns
+ * the guessed delays.
+ */
+static uint64_t lineage_guess_run(int relation)
+{
+	struct model *m = new_model(1);
+	uint64_t n;
+
+	for (int i = 0; i < 2; i++) {
+		struct imb_event e = ev_base(500000 + (uint64_t)i * 1000, 0, IMB_EV_FORK);
+
+		e.fork.parent_pid = relation == 1 && i ? 701 : 700;
+		e.fork.child_pid = 701 + i;
+		e.fork.child_tgid = 701 + i;
+		strcpy(e.fork.child_comm, "t");
+		feed(m, e);
+	}
+	for (int i = 0; i < 2; i++) {
+		struct imb_event e = ev_base(1 * MS + (uint64_t)i * 1000, 0, IMB_EV_WAKEUP);
+
+		e.wakeup.pid = 701 + i;
+		e.wakeup.tgid = 701 + i;
+		e.wakeup.prio = 120;
+		e.wakeup.target_cpu = 0;
+		feed(m, e);
+	}
+	swt(m, 1 * MS + 5000, 0, 0, 0, 701, 701);
+	swt(m, 5 * MS, 701, 701, 0x1 /* S */, 702, 702);
+	n = m->delays_guessed;
+	model_free(m);
+	return n;
+}
+
+static void test_guess_related_processes(void)
+{
+	uint64_t child = lineage_guess_run(1), siblings = lineage_guess_run(2);
+
+	ok(child == 1 && siblings == 0,
+	   "a process and the child it forked share a run queue in the guess (%llu delay), "
+	   "two siblings do not (%llu)", (unsigned long long)child, (unsigned long long)siblings);
+}
+
+/*
  * The guess reads the kernel's own run times where the stream has them.
  * Threads 701 and 702 of one process wake on CPU 0; 701 runs from 1 ms to
  * 5 ms by the switches, but update_curr() says 2 ms of it (the rest was
@@ -1267,6 +1313,7 @@ int main(void)
 	test_unseen_dequeue();
 	test_guessed_delays();
 	test_guess_reads_kernel_runtime();
+	test_guess_related_processes();
 	test_new_task_util_from_its_lineage();
 	test_window_end_changes_nothing();
 	test_group_two_tasks();
