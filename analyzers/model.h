@@ -257,6 +257,7 @@ struct model {
 	uint64_t vanished;		/* running tasks replaced without a switch naming them */
 	uint64_t unseen_dequeued;	/* queued tasks the kernel's counts showed gone (model_cpu_count_check()) */
 	uint64_t delays_guessed;	/* blocking switches taken as delayed dequeues without marks (model_eevdf.c) */
+	uint64_t new_tasks;		/* wake-ups of new tasks (sched_wakeup_new) */
 	uint64_t switch_out_fair;	/* fair tasks switched out */
 	uint64_t switch_out_blocked;	/* ... of them going to sleep (periodic work) */
 

@@ -953,6 +953,7 @@ static void ev_wakeup(struct model *m, const struct imb_event *ev, bool fresh)
 	model_task_set_tgid(m, t, w->tgid);
 	if (fresh && t->state == MODEL_TASK_UNKNOWN)
 		t->pelt_valid = false;
+	m->new_tasks += fresh;
 	task_enqueue(m, t, cpu, ev->ts_ns, fresh);
 }
 

@@ -12,6 +12,7 @@
 #include "analyzers/fairness.h"
 #include "analyzers/model.h"
 #include "analyzers/pipeline.h"
+#include "analyzers/pelt_expect.h"
 #include "tap.h"
 
 #define MS 1000000ull
@@ -597,6 +598,37 @@ static void test_guess_related_processes(void)
 	ok(child == 1 && siblings == 0,
 	   "a process and the child it forked share a run queue in the guess (%llu delay), "
 	   "two siblings do not (%llu)", (unsigned long long)child, (unsigned long long)siblings);
+}
+
+/*
+ * The expected error of a recording without group ids (pelt_expect.c)
+ * depends on how many new tasks it holds a second: task 500 runs on CPU 0
+ * for 2 s while @n new tasks are woken.  Returns the expectation.
+ */
+static struct pelt_expect expect_flat(int n)
+{
+	struct model *m = new_model(1);
+	struct pelt_expect e;
+
+	wakeup(m, 1 * MS, 500, 0, false);
+	sw(m, 1 * MS + 1000, 0, 0, 0, 500);
+	for (int i = 0; i < n; i++)
+		wakeup(m, 10 * MS + (uint64_t)i * (1900 * MS / (uint64_t)n), 600 + i, 0, true);
+	runtime(m, 2001 * MS, 0, 500, 4 * MS);
+	pelt_expect_get(m, &e);
+	model_free(m);
+	return e;
+}
+
+static void test_expect_flat_by_new_tasks(void)
+{
+	struct pelt_expect quiet = expect_flat(2), forks = expect_flat(40);
+
+	ok(!quiet.measured && !forks.measured && strcmp(quiet.load, forks.load) &&
+	   strstr(quiet.load, "few new tasks") && strstr(forks.load, "new tasks arriving") &&
+	   forks.runnable_p95 > quiet.runnable_p95,
+	   "a flat run with 1 new task a second expects p95 %llu, one with 20 a second %llu",
+	   (unsigned long long)quiet.runnable_p95, (unsigned long long)forks.runnable_p95);
 }
 
 /*
@@ -1314,6 +1346,7 @@ int main(void)
 	test_guessed_delays();
 	test_guess_reads_kernel_runtime();
 	test_guess_related_processes();
+	test_expect_flat_by_new_tasks();
 	test_new_task_util_from_its_lineage();
 	test_window_end_changes_nothing();
 	test_group_two_tasks();
