@@ -68,25 +68,32 @@ static __always_inline struct kernfs_node *imb_kn_parent(struct kernfs_node *kn)
 	return BPF_CORE_READ(old, parent);
 }
 
+/*
+ * The helpers below take BTF pointers (tracepoint arguments, or pointers
+ * loaded from them): their fields are read with plain loads, which the
+ * verifier turns into fault-safe ones, far cheaper than a probe-read
+ * helper call each.  The _probe variants are for an address known only as
+ * a number (a task pointer kept in a map).
+ */
 static __always_inline unsigned int imb_cfs_nr_queued(struct cfs_rq *cfs_rq)
 {
 	if (bpf_core_field_exists(cfs_rq->nr_queued))
-		return BPF_CORE_READ(cfs_rq, nr_queued);
-	return BPF_CORE_READ((struct cfs_rq___pre614 *)cfs_rq, nr_running);
+		return cfs_rq->nr_queued;
+	return ((struct cfs_rq___pre614 *)cfs_rq)->nr_running;
 }
 
 static __always_inline unsigned int imb_cfs_h_nr_queued(struct cfs_rq *cfs_rq)
 {
 	if (bpf_core_field_exists(cfs_rq->h_nr_queued))
-		return BPF_CORE_READ(cfs_rq, h_nr_queued);
-	return BPF_CORE_READ((struct cfs_rq___pre614 *)cfs_rq, h_nr_running);
+		return cfs_rq->h_nr_queued;
+	return ((struct cfs_rq___pre614 *)cfs_rq)->h_nr_running;
 }
 
 /* Runnable tasks excluding delayed dequeues; before 6.14: h_nr_queued. */
 static __always_inline unsigned int imb_cfs_h_nr_runnable(struct cfs_rq *cfs_rq)
 {
 	if (bpf_core_field_exists(cfs_rq->h_nr_runnable))
-		return BPF_CORE_READ(cfs_rq, h_nr_runnable);
+		return cfs_rq->h_nr_runnable;
 	return imb_cfs_h_nr_queued(cfs_rq);
 }
 
@@ -100,11 +107,11 @@ static __always_inline u64 imb_cfs_vruntime_ref(struct cfs_rq *cfs_rq, int *is_z
 
 	if (bpf_core_field_exists(cfs_rq->zero_vruntime)) {
 		*is_zero = 1;
-		return BPF_CORE_READ(cfs_rq, zero_vruntime);
+		return cfs_rq->zero_vruntime;
 	}
 	*is_zero = 0;
 	if (bpf_core_field_exists(old->min_vruntime))
-		return BPF_CORE_READ(old, min_vruntime);
+		return old->min_vruntime;
 	return 0;
 }
 
@@ -118,13 +125,13 @@ static __always_inline int imb_cfs_vsums(struct cfs_rq *cfs_rq, s64 *sum_w, u64 
 	struct cfs_rq___avgv *old = (void *)cfs_rq;
 
 	if (bpf_core_field_exists(cfs_rq->sum_w_vruntime)) {
-		*sum_w = BPF_CORE_READ(cfs_rq, sum_w_vruntime);
-		*sum_weight = BPF_CORE_READ(cfs_rq, sum_weight);
+		*sum_w = cfs_rq->sum_w_vruntime;
+		*sum_weight = cfs_rq->sum_weight;
 		return 1;
 	}
 	if (bpf_core_field_exists(old->avg_vruntime)) {
-		*sum_w = BPF_CORE_READ(old, avg_vruntime);
-		*sum_weight = BPF_CORE_READ(old, avg_load);
+		*sum_w = old->avg_vruntime;
+		*sum_weight = old->avg_load;
 		return 1;
 	}
 	return 0;
@@ -138,12 +145,28 @@ static __always_inline int imb_cfs_vsums(struct cfs_rq *cfs_rq, s64 *sum_w, u64 
 static __always_inline unsigned int imb_se_delayed(struct sched_entity *se)
 {
 	if (bpf_core_field_exists(se->sched_delayed))
+		return se->sched_delayed;
+	return 0;
+}
+
+static __always_inline unsigned int imb_se_delayed_probe(struct sched_entity *se)
+{
+	if (bpf_core_field_exists(se->sched_delayed))
 		return BPF_CORE_READ(se, sched_delayed);
 	return 0;
 }
 
 /* The raw task state word (state before 5.14, __state since). */
 static __always_inline unsigned int imb_task_state(struct task_struct *p)
+{
+	struct task_struct___pre514 *old = (void *)p;
+
+	if (bpf_core_field_exists(p->__state))
+		return p->__state;
+	return (unsigned int)old->state;
+}
+
+static __always_inline unsigned int imb_task_state_probe(struct task_struct *p)
 {
 	struct task_struct___pre514 *old = (void *)p;
 

@@ -140,12 +140,16 @@ static __always_inline void imb_hdr_fill(struct imb_wire_hdr *h, unsigned int ki
 	h->lost_idle_time = 0;
 	if (!rq)
 		return;
-	/* clock_pelt first: a concurrent update then cannot make it pass clock_task. */
-	h->clock_pelt = BPF_CORE_READ(rq, clock_pelt);
-	h->clock_task = BPF_CORE_READ(rq, clock_task);
+	/*
+	 * clock_pelt first: a concurrent update then cannot make it pass
+	 * clock_task.  @rq is a BTF pointer (loaded from a tracepoint
+	 * argument): plain loads.
+	 */
+	h->clock_pelt = rq->clock_pelt;
+	h->clock_task = rq->clock_task;
 	h->flags = IMB_WF_CLOCKS;
 	if (bpf_core_field_exists(rq->lost_idle_time)) {
-		h->lost_idle_time = BPF_CORE_READ(rq, lost_idle_time);
+		h->lost_idle_time = rq->lost_idle_time;
 		h->flags |= IMB_WF_LOST_IDLE;
 	}
 }
@@ -153,8 +157,8 @@ static __always_inline void imb_hdr_fill(struct imb_wire_hdr *h, unsigned int ki
 static __always_inline __u32 imb_task_cpu(struct task_struct *p)
 {
 	if (bpf_core_field_exists(p->thread_info.cpu))
-		return BPF_CORE_READ(p, thread_info.cpu);
-	return BPF_CORE_READ((struct task_struct___cpu *)p, cpu);
+		return p->thread_info.cpu;
+	return ((struct task_struct___cpu *)p)->cpu;
 }
 
 /* The cgroup id of a task group; autogroups get IMB_AUTOGROUP_MARK | id. */
@@ -164,14 +168,14 @@ static __always_inline __u64 imb_tg_id(struct task_group *tg)
 
 	if (!tg)
 		return 0;
-	cg = BPF_CORE_READ(tg, css.cgroup);
+	cg = tg->css.cgroup;
 	if (cg)
-		return BPF_CORE_READ(cg, kn, id);
+		return cg->kn->id;
 	if (bpf_core_field_exists(tg->autogroup)) {
-		struct autogroup *ag = BPF_CORE_READ(tg, autogroup);
+		struct autogroup *ag = tg->autogroup;
 
 		if (ag)
-			return IMB_AUTOGROUP_MARK | (__u64)BPF_CORE_READ(ag, id);
+			return IMB_AUTOGROUP_MARK | (__u64)ag->id;
 	}
 	return 0;
 }
@@ -181,7 +185,7 @@ static __always_inline __u64 imb_tg_wire_id(struct task_group *tg)
 {
 	if (!tg)
 		return 0;
-	if (!BPF_CORE_READ(tg, parent))
+	if (!tg->parent)
 		return IMB_WG_ROOT;
 	return imb_tg_id(tg);
 }
@@ -193,10 +197,10 @@ static __always_inline __u64 imb_se_parent_group(struct sched_entity *se)
 
 	if (!bpf_core_field_exists(se->cfs_rq) || !bpf_core_field_exists(cfs_rq->tg))
 		return 0;
-	cfs_rq = BPF_CORE_READ(se, cfs_rq);
+	cfs_rq = se->cfs_rq;
 	if (!cfs_rq)
 		return 0;
-	return imb_tg_wire_id(BPF_CORE_READ(cfs_rq, tg));
+	return imb_tg_wire_id(cfs_rq->tg);
 }
 
 /* @sa points into a BTF-typed cfs_rq or sched_entity: plain (fault-safe) loads. */
@@ -216,7 +220,7 @@ static __always_inline void imb_avg_read(struct imb_w_avg *o, struct sched_avg *
 static __always_inline struct rq *imb_cfs_rq_rq(struct cfs_rq *cfs_rq)
 {
 	if (bpf_core_field_exists(cfs_rq->rq))
-		return BPF_CORE_READ(cfs_rq, rq);
+		return cfs_rq->rq;
 	return (struct rq *)((void *)cfs_rq - bpf_core_field_offset(struct rq, cfs));
 }
 
@@ -233,7 +237,7 @@ static __always_inline struct rq *imb_task_rq(struct task_struct *p)
 
 	if (!p || !bpf_core_field_exists(p->se.cfs_rq))
 		return NULL;
-	cfs_rq = BPF_CORE_READ(p, se.cfs_rq);
+	cfs_rq = p->se.cfs_rq;
 	return cfs_rq ? imb_cfs_rq_rq(cfs_rq) : NULL;
 }
 
@@ -316,19 +320,19 @@ static __always_inline int imb_pelt_cfs_emit(struct cfs_rq *cfs_rq, __u16 hflags
 	if (!r)
 		return 0;
 	rq = imb_cfs_rq_rq(cfs_rq);
-	imb_hdr_fill(&r->h, IMB_W_PELT_CFS, rq, BPF_CORE_READ(rq, cpu));
+	imb_hdr_fill(&r->h, IMB_W_PELT_CFS, rq, rq->cpu);
 	r->h.flags |= hflags;
 
 	r->root = 1;
 	r->cgroup_id = 0;
 	if (bpf_core_field_exists(cfs_rq->tg)) {
-		tg = BPF_CORE_READ(cfs_rq, tg);
+		tg = cfs_rq->tg;
 
-		if (tg && BPF_CORE_READ(tg, parent)) {
+		if (tg && tg->parent) {
 			r->root = 0;
 			r->cgroup_id = imb_tg_id(tg);
 		}
-		r->parent_id = r->root ? 0 : imb_tg_wire_id(BPF_CORE_READ(tg, parent));
+		r->parent_id = r->root ? 0 : imb_tg_wire_id(tg->parent);
 	} else {
 		r->parent_id = 0;
 	}
@@ -347,10 +351,10 @@ static __always_inline int imb_pelt_cfs_emit(struct cfs_rq *cfs_rq, __u16 hflags
 		r->vflags |= IMB_WV_SUMS;
 	r->curr_vruntime = 0;
 	r->curr_weight = 0;
-	curr = BPF_CORE_READ(cfs_rq, curr);
-	if (curr && BPF_CORE_READ(curr, on_rq)) {
-		r->curr_vruntime = BPF_CORE_READ(curr, vruntime);
-		r->curr_weight = BPF_CORE_READ(curr, load.weight);
+	curr = cfs_rq->curr;
+	if (curr && curr->on_rq) {
+		r->curr_vruntime = curr->vruntime;
+		r->curr_weight = curr->load.weight;
 		r->vflags |= IMB_WV_CURR;
 	}
 	r->pad = 0;
@@ -387,7 +391,7 @@ static __always_inline int imb_pelt_se_emit(struct sched_entity *se, __u16 hflag
 	if (!imb_on(IMB_W_PELT_SE) || !se)
 		return 0;
 	if (bpf_core_field_exists(se->my_q))
-		my_q = BPF_CORE_READ(se, my_q);
+		my_q = se->my_q;
 	if (!my_q) {
 		struct task_struct *p = (void *)se - bpf_core_field_offset(struct task_struct, se);
 
@@ -402,15 +406,15 @@ static __always_inline int imb_pelt_se_emit(struct sched_entity *se, __u16 hflag
 			bpf_map_update_elem(&se_last, &pid, &now, BPF_ANY);
 		}
 	} else if (bpf_core_field_exists(my_q->tg)) {
-		cgid = imb_tg_id(BPF_CORE_READ(my_q, tg));
+		cgid = imb_tg_id(my_q->tg);
 	}
 	if (bpf_core_field_exists(se->cfs_rq)) {
-		struct cfs_rq *cfs_rq = BPF_CORE_READ(se, cfs_rq);
+		struct cfs_rq *cfs_rq = se->cfs_rq;
 
 		if (cfs_rq)
 			rq = imb_cfs_rq_rq(cfs_rq);
 	}
-	cpu = rq ? BPF_CORE_READ(rq, cpu) : bpf_get_smp_processor_id();
+	cpu = rq ? rq->cpu : bpf_get_smp_processor_id();
 
 	r = imb_reserve(sizeof(*r));
 	if (!r)
@@ -482,7 +486,7 @@ static __always_inline void imb_switch_prev_probe(struct imb_w_switch *r, struct
 	r->prev_tgid = BPF_CORE_READ(prev, tgid);
 	r->prev_prio = BPF_CORE_READ(prev, prio);
 	r->prev_exit_state = BPF_CORE_READ(prev, exit_state);
-	r->prev_delayed = imb_se_delayed(&prev->se);
+	r->prev_delayed = imb_se_delayed_probe(&prev->se);
 	BPF_CORE_READ_STR_INTO(&r->prev_comm, prev, comm);
 }
 
@@ -556,7 +560,7 @@ int BPF_PROG(imb_sched_exit, bool is_switch)
 	imb_hdr_fill(&r->h, IMB_W_SWITCH, imb_task_rq(next), bpf_get_smp_processor_id());
 	imb_switch_tasks(r, next, next);
 	imb_switch_prev_probe(r, prev);
-	state = imb_task_state(prev);
+	state = imb_task_state_probe(prev);
 	r->prev_state = state;
 	r->preempt = state == 0;
 	r->synthetic = 1;
@@ -709,7 +713,7 @@ int BPF_PROG(imb_runtime, struct task_struct *p, __u64 runtime)
 		return 0;
 	/* update_curr() may run for a remote rq's curr: stamp the task's CPU. */
 	rq = imb_task_rq(p);
-	imb_hdr_fill(&r->h, IMB_W_RUNTIME, rq, rq ? BPF_CORE_READ(rq, cpu) : bpf_get_smp_processor_id());
+	imb_hdr_fill(&r->h, IMB_W_RUNTIME, rq, rq ? rq->cpu : bpf_get_smp_processor_id());
 	r->pid = p->pid;
 	t = bpf_map_lookup_elem(&in_timer, &zero);
 	r->flags = !t || !*t ? 0 : IMB_WR_TIMER_KNOWN | (*t == 2 ? IMB_WR_IN_TIMER : 0);
