@@ -53,10 +53,10 @@ struct source_bpf {
 	uint32_t attached;		/* SOURCE_BPF_EV() bits */
 	struct pelt_hook_status hook;	/* the update_load_avg() hook: tried, attached, or why not */
 	uint64_t hook_records;		/* PELT records the hook wrote */
-	/* reorder heap */
+	/* reorder buffer: heap[head .. head + nr_held), in (ts, seq) order */
 	struct held *heap;
-	size_t nr_held, cap_held;
-	unsigned int low_polls;		/* polls in a row the heap was under a quarter full */
+	size_t head, nr_held, cap_held;
+	unsigned int low_polls;		/* polls in a row the buffer was under a quarter full */
 	uint64_t seq;
 	uint64_t last_ts;		/* last delivered timestamp */
 	/* counters */
@@ -96,8 +96,16 @@ static int libbpf_print_capture(enum libbpf_print_level level, const char *fmt, 
 	return 0;
 }
 
-/* ---- the reorder heap ---- */
+/* ---- the reorder buffer ---- */
 
+/*
+ * Records come out of the ring in reservation order, which is time order
+ * but for CPUs racing by a few microseconds: the buffer is kept sorted by
+ * (ts, seq) with an insertion from the back, one comparison for most
+ * records, and events are taken from the front.  (A binary heap of
+ * 128-byte events moved a dozen of them per record, and was a third of the
+ * daemon's CPU time under a message-passing load.)
+ */
 static bool held_before(const struct held *a, const struct held *b)
 {
 	if (a->ev.ts_ns != b->ev.ts_ns)
@@ -105,23 +113,38 @@ static bool held_before(const struct held *a, const struct held *b)
 	return a->seq < b->seq;
 }
 
+/* Move the held events to the front of the buffer. */
+static void heap_compact(struct source_bpf *s)
+{
+	if (!s->head)
+		return;
+	memmove(s->heap, s->heap + s->head, s->nr_held * sizeof(*s->heap));
+	s->head = 0;
+}
+
 static struct imb_event *heap_slot(struct source_bpf *s)
 {
-	if (s->nr_held == s->cap_held) {
-		size_t cap = s->cap_held ? s->cap_held * 2 : 4096;
-		struct held *h = realloc(s->heap, cap * sizeof(*h));
+	if (s->head + s->nr_held == s->cap_held) {
+		if (s->head && s->nr_held <= s->cap_held / 2) {
+			heap_compact(s);
+		} else {
+			size_t cap = s->cap_held ? s->cap_held * 2 : 4096;
+			struct held *h;
 
-		if (!h)
-			return NULL;
-		s->heap = h;
-		s->cap_held = cap;
+			heap_compact(s);
+			h = realloc(s->heap, cap * sizeof(*h));
+			if (!h)
+				return NULL;
+			s->heap = h;
+			s->cap_held = cap;
+		}
 	}
-	memset(&s->heap[s->nr_held].ev, 0, sizeof(struct imb_event));
-	return &s->heap[s->nr_held].ev;
+	memset(&s->heap[s->head + s->nr_held].ev, 0, sizeof(struct imb_event));
+	return &s->heap[s->head + s->nr_held].ev;
 }
 
 /*
- * A reader that fell behind (a loaded host, a burst) grows the heap to a
+ * A reader that fell behind (a loaded host, a burst) grows the buffer to a
  * whole ring's worth of records; give that memory back once it has stayed
  * drained for HEAP_SHRINK_POLLS polls in a row (at once, a busy reader
  * would give it back and fault it in again every poll).
@@ -144,6 +167,7 @@ static void heap_shrink(struct source_bpf *s)
 		cap /= 2;
 	if (cap == s->cap_held)
 		return;
+	heap_compact(s);
 	h = realloc(s->heap, cap * sizeof(*h));
 	if (h) {
 		s->heap = h;
@@ -151,47 +175,27 @@ static void heap_shrink(struct source_bpf *s)
 	}
 }
 
-/* Sift up the element just written into heap_slot(). */
+/* Insert the element just written into heap_slot() at its place from the back. */
 static void heap_push_commit(struct source_bpf *s)
 {
-	size_t i = s->nr_held++;
+	size_t i = s->head + s->nr_held++;
 	struct held x = s->heap[i];
 
 	x.seq = s->seq++;
-	while (i) {
-		size_t p = (i - 1) / 2;
-
-		if (!held_before(&x, &s->heap[p]))
-			break;
-		s->heap[i] = s->heap[p];
-		i = p;
+	while (i > s->head && held_before(&x, &s->heap[i - 1])) {
+		s->heap[i] = s->heap[i - 1];
+		i--;
 	}
 	s->heap[i] = x;
 }
 
 static void heap_pop(struct source_bpf *s, struct held *out)
 {
-	struct held x;
-	size_t i = 0, n;
-
-	*out = s->heap[0];
-	n = --s->nr_held;
-	if (!n)
-		return;
-	x = s->heap[n];
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= n)
-			break;
-		if (c + 1 < n && held_before(&s->heap[c + 1], &s->heap[c]))
-			c++;
-		if (!held_before(&s->heap[c], &x))
-			break;
-		s->heap[i] = s->heap[c];
-		i = c;
-	}
-	s->heap[i] = x;
+	*out = s->heap[s->head];
+	if (--s->nr_held)
+		s->head++;
+	else
+		s->head = 0;
 }
 
 /* ---- wire records to events ---- */
@@ -521,7 +525,7 @@ static int wire_group_path(struct source_bpf *s, const struct imb_wire_hdr *h, c
 }
 #undef WIRE_BODY
 
-/* One ring record into the reorder heap: 0, or -ENOMEM. */
+/* One ring record into the reorder buffer: 0, or -ENOMEM. */
 static int record_convert(struct source_bpf *s, const void *data, size_t size)
 {
 	struct imb_wire_hdr h;
@@ -578,7 +582,7 @@ static int record_convert(struct source_bpf *s, const void *data, size_t size)
  * libbpf reads a ring until it is empty, so under a load that writes as
  * fast as the reader reads, one ring_buffer__poll() would not return for
  * as long as the load lasts: nothing delivered, no window closed, the
- * reorder heap growing by a ring's worth of records a second, reservation
+ * reorder buffer growing by a ring's worth of records a second, reservation
  * failures counted only at the end.  Each poll reads at most
  * SOURCE_BPF_POLL_BUDGET records; the callback's negative return stops
  * libbpf after it has consumed this record.
@@ -699,7 +703,7 @@ static int deliver(struct source_bpf *s, uint64_t until, imb_event_fn fn, void *
 {
 	int n = 0, ret;
 
-	while (s->nr_held && s->heap[0].ev.ts_ns <= until) {
+	while (s->nr_held && s->heap[s->head].ev.ts_ns <= until) {
 		struct held x;
 
 		heap_pop(s, &x);

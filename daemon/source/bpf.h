@@ -6,7 +6,7 @@
  * PELT tracepoints), drains its ring buffer, turns each wire record into a
  * struct imb_event and delivers them in timestamp order.  The ring buffer is
  * filled by all CPUs and only approximately ordered, so events are held in
- * a small reorder heap for `reorder_ns` before they are delivered; ring
+ * a small reorder buffer for `reorder_ns` before they are delivered; ring
  * buffer reservations that failed in the kernel come out as IMB_EV_LOST
  * events, one per CPU and poll.
  *
@@ -52,8 +52,8 @@ struct source_bpf_stats {
 	uint64_t late;			/* records older than one already delivered (ts raised) */
 	uint64_t unreported;		/* switches the kernel did not report, recovered
 					 * from sched_exit_tp (delivered as switches) */
-	uint64_t held;			/* records waiting in the reorder heap now */
-	uint64_t held_bytes;		/* memory the reorder heap holds (its capacity) */
+	uint64_t held;			/* records waiting in the reorder buffer now */
+	uint64_t held_bytes;		/* memory the reorder buffer holds (its capacity) */
 	uint64_t group_paths;		/* group path records read (not events) */
 	uint64_t group_paths_bad;	/* of those, garbled ones dropped */
 	int nr_cpus;			/* entries of lost_cpu */
