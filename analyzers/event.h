@@ -64,6 +64,8 @@ struct imb_ev_switch {
 	uint32_t prev_delayed;		/* 1: prev blocked but stays queued (delayed dequeue), 0: no or unknown */
 	uint64_t next_cgroup;		/* cgroup id of next, 0: unknown */
 	uint64_t next_group;		/* next's task group (IMB_TG_*), 0: unknown */
+	uint64_t prev_sum_exec_ns;	/* prev's run time so far (se.sum_exec_runtime), 0: unknown */
+	uint64_t next_sum_exec_ns;	/* next's, 0: unknown */
 	char prev_comm[IMB_COMM_LEN];
 	char next_comm[IMB_COMM_LEN];
 };
@@ -107,6 +109,7 @@ struct imb_ev_runtime {
 	int32_t pid;
 	int32_t timer;			/* IMB_TIMER_*: inside an hrtimer expiry (the tick) or not */
 	uint64_t runtime_ns;		/* clock_task delta of this accounting step */
+	uint64_t sum_exec_ns;		/* the task's run time so far, after it; 0: unknown */
 };
 
 /* Kernel PELT values of a cfs_rq (pelt_cfs_tp / sched_pelt_cfs). */

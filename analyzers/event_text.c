@@ -39,6 +39,8 @@ static const struct field f_switch[] = {
 	{ "next_cgroup", F_U64, EV(sw.next_cgroup) },
 	{ "next_group", F_U64, EV(sw.next_group) },
 	{ "prev_delayed", F_U32, EV(sw.prev_delayed) },
+	{ "prev_sum_exec", F_U64, EV(sw.prev_sum_exec_ns) },
+	{ "next_sum_exec", F_U64, EV(sw.next_sum_exec_ns) },
 	{ NULL, 0, 0 },
 };
 
@@ -80,6 +82,7 @@ static const struct field f_runtime[] = {
 	{ "pid", F_I32, EV(runtime.pid) },
 	{ "runtime_ns", F_U64, EV(runtime.runtime_ns) },
 	{ "timer", F_I32, EV(runtime.timer) },
+	{ "sum_exec", F_U64, EV(runtime.sum_exec_ns) },
 	{ NULL, 0, 0 },
 };
 

@@ -73,6 +73,7 @@ struct model_task {
 	int cpu;			/* current or last CPU, -1 unknown */
 	uint8_t state;			/* enum model_task_state */
 	bool has_runtime;		/* source gave sched_stat_runtime for it */
+	bool sum_exec_known;		/* sum_exec_ns is a reading (or 0 at its fork) */
 	bool pelt_valid;		/* se averages have been initialised */
 	bool fair;			/* a CFS task (prio >= 100) */
 	bool exited;			/* sched_process_exit seen */
@@ -95,6 +96,7 @@ struct model_task {
 	uint64_t run_ns;		/* CPU time (sched_stat_runtime, else switches) */
 	uint64_t switch_run_ns;		/* CPU time from switch intervals */
 	uint64_t runtime_ns;		/* sum of sched_stat_runtime */
+	uint64_t sum_exec_ns;		/* its run-time counter at the last reading */
 	uint64_t runnable_ns;		/* running + waiting */
 	uint32_t migrations;
 	uint64_t fair_ns;		/* fair CPU time, summed over windows (pipeline.c) */

@@ -40,6 +40,40 @@ unsigned long model_task_weight(const struct model_task *t)
 	return pelt_nice_to_weight(t->nice);
 }
 
+/*
+ * Run time the kernel charged a task (update_curr(), the
+ * clock_task time it ran).  From the first, the vruntime estimate follows
+ * it (model_eevdf.c) instead of switch times.
+ */
+static void task_runtime_add(struct model *m, struct model_task *t, uint64_t d)
+{
+	t->has_runtime = true;
+	m->has_runtime_events = true;
+	t->runtime_ns += d;
+	t->win_runtime_ns += d;
+	t->win_seen = true;
+	model_eevdf_run(t, d);
+}
+
+/*
+ * A task's run-time counter (se.sum_exec_runtime, @sum; 0: not read) as a
+ * record reads it: what it grew by since the last reading is run time the
+ * kernel charged, whether or not the update_curr() steps between were
+ * sent (the BPF source sends only the tick's).  Returns that, or @step
+ * (the record's own step) where there was no earlier reading.
+ */
+static uint64_t task_counter_step(struct model_task *t, uint64_t sum, uint64_t step)
+{
+	uint64_t d;
+
+	if (!sum)
+		return step;
+	d = !t->sum_exec_known ? step : sum > t->sum_exec_ns ? sum - t->sum_exec_ns : 0;
+	t->sum_exec_ns = sum;
+	t->sum_exec_known = true;
+	return d;
+}
+
 /* Account a task's time in its current state up to @ts. */
 static void task_account(struct model_task *t, uint64_t ts)
 {
@@ -779,6 +813,12 @@ static struct model_task *switch_prev_out(struct model *m, struct model_cpu *c,
 		prev->state = MODEL_TASK_RUNNING;
 	}
 	model_task_pelt_update(m, prev, ts);
+	if (s->prev_sum_exec_ns) {
+		uint64_t d = task_counter_step(prev, s->prev_sum_exec_ns, 0);
+
+		if (d)
+			task_runtime_add(m, prev, d);
+	}
 	task_account(prev, ts);
 	if (m->has_groups)
 		task_path_update_to(m, prev, c->cpu, stop, ts);
@@ -831,6 +871,10 @@ static void switch_next_in(struct model *m, struct model_cpu *c, const struct im
 	}
 	model_task_pelt_update(m, next, ts);
 	task_account(next, ts);	/* it waited until now */
+	if (s->next_sum_exec_ns) {	/* it does not grow until now (update_curr() is for the running) */
+		next->sum_exec_ns = s->next_sum_exec_ns;
+		next->sum_exec_known = true;
+	}
 	c->curr = next->pid;
 	c->fair_curr = next->fair;
 	next->state = MODEL_TASK_RUNNING;
@@ -1092,6 +1136,8 @@ static void ev_fork(struct model *m, const struct imb_event *ev)
 		model_lineage_fork(t, p != t ? p : NULL, ev->fork.parent_pid);
 	}
 	t->parent_pid = ev->fork.parent_pid;
+	t->sum_exec_ns = 0;	/* a new task's run-time counter starts at zero */
+	t->sum_exec_known = true;
 }
 
 static void ev_exit(struct model *m, const struct imb_event *ev)
@@ -1122,22 +1168,13 @@ static void ev_runtime(struct model *m, const struct imb_event *ev)
 	if (!t || model_cpu_grow(m, ev->cpu))
 		return;
 	t->last_ns = ts;
-	t->has_runtime = true;
-	m->has_runtime_events = true;
-	t->runtime_ns += ev->runtime.runtime_ns;
-	t->win_runtime_ns += ev->runtime.runtime_ns;
-	t->win_seen = true;
 	/*
 	 * update_curr() advances the task's vruntime by exactly this run
 	 * time (the run-queue clock's, which leaves out IRQ time and starts
-	 * a preempting task at its wake-up's clock): the vruntime estimate
-	 * follows it (model_eevdf.c).  The first one only ends the estimate
-	 * from switch times.
+	 * a preempting task at its wake-up's clock).
 	 */
-	if (t->has_runtime)
-		model_eevdf_run(t, ev->runtime.runtime_ns);
-	else if (t->state == MODEL_TASK_RUNNING)
-		task_account(t, ts);
+	task_runtime_add(m, t, task_counter_step(t, ev->runtime.sum_exec_ns,
+						 ev->runtime.runtime_ns));
 	c = &m->cpus[ev->cpu];
 	/*
 	 * A task current on another CPU: a remote update_curr(), e.g. the
@@ -1371,7 +1408,9 @@ static const struct imb_event *event_prepare(struct model *m, const struct imb_e
 	}
 	if (m->opts.plain_events &&
 	    ((ev->flags & IMB_EVF_RQ_CLOCKS) ||
-	     (ev->kind == IMB_EV_SWITCH && (ev->sw.next_group || ev->sw.prev_delayed)) ||
+	     (ev->kind == IMB_EV_SWITCH && (ev->sw.next_group || ev->sw.prev_delayed ||
+					    ev->sw.prev_sum_exec_ns || ev->sw.next_sum_exec_ns)) ||
+	     (ev->kind == IMB_EV_RUNTIME && ev->runtime.sum_exec_ns) ||
 	     (ev->kind == IMB_EV_WAKING && ev->wakeup.delayed))) {
 		if (ev != e) {
 			*e = *ev;
@@ -1381,7 +1420,10 @@ static const struct imb_event *event_prepare(struct model *m, const struct imb_e
 		if (e->kind == IMB_EV_SWITCH) {
 			e->sw.next_group = 0;
 			e->sw.prev_delayed = 0;
+			e->sw.prev_sum_exec_ns = e->sw.next_sum_exec_ns = 0;
 		}
+		if (e->kind == IMB_EV_RUNTIME)
+			e->runtime.sum_exec_ns = 0;
 		if (e->kind == IMB_EV_WAKING)
 			e->wakeup.delayed = 0;
 	}

@@ -28,6 +28,7 @@ char LICENSE[] SEC("license") = "GPL";
 /* Knobs, set by daemon/source/bpf.c before load. */
 const volatile __u32 events_mask = IMB_W_ALL;		/* IMB_W_BIT(kind) */
 const volatile __u64 pelt_se_min_interval_ns = 0;	/* per task; 0: no limit */
+const volatile __u32 runtime_all = 0;			/* 0: sched_stat_runtime at the tick only */
 const volatile __u32 switch_has_state_arg = 1;		/* 5.18+: 4th arg prev_state */
 const volatile __u64 wakeup_bytes = 0;			/* wake the reader at this fill; 0: always */
 const volatile __u64 group_path_interval_ns = 10000000000ull;	/* per group; 0: once */
@@ -470,12 +471,14 @@ static __always_inline void imb_switch_tasks(struct imb_w_switch *r, struct task
 	r->prev_exit_state = prev->exit_state;
 	__builtin_memcpy(r->prev_comm, prev->comm, sizeof(r->prev_comm));
 	r->prev_delayed = imb_se_delayed(&prev->se);
+	r->prev_sum_exec = prev->se.sum_exec_runtime;
 	r->next_pid = next->pid;
 	r->next_tgid = next->tgid;
 	r->next_prio = next->prio;
 	/* bpf_get_current_cgroup_id() would give prev's: read next's own. */
 	r->next_cgroup = next->cgroups->dfl_cgrp->kn->id;
 	r->next_group = imb_se_parent_group(&next->se);
+	r->next_sum_exec = next->se.sum_exec_runtime;
 	__builtin_memcpy(r->next_comm, next->comm, sizeof(r->next_comm));
 }
 
@@ -487,6 +490,7 @@ static __always_inline void imb_switch_prev_probe(struct imb_w_switch *r, struct
 	r->prev_prio = BPF_CORE_READ(prev, prio);
 	r->prev_exit_state = BPF_CORE_READ(prev, exit_state);
 	r->prev_delayed = imb_se_delayed_probe(&prev->se);
+	r->prev_sum_exec = BPF_CORE_READ(prev, se.sum_exec_runtime);
 	BPF_CORE_READ_STR_INTO(&r->prev_comm, prev, comm);
 }
 
@@ -699,14 +703,28 @@ int BPF_PROG(imb_timer_exit, struct hrtimer *timer)
 	return 0;
 }
 
+/*
+ * sched_stat_runtime is update_curr(): about two per switch, the most
+ * frequent scheduler event.  Only the ones inside an hrtimer expiry can be
+ * the tick, which the model needs as an instant (it updates every level of
+ * the current task's path); the run time of the others reaches the daemon
+ * in the task's own counter, se.sum_exec_runtime, which every switch and
+ * tick record carries.  Where expiries are not traced (yet) on this CPU,
+ * or with runtime_all (a recording keeps what a tracefs one would), every
+ * one is sent.
+ */
 SEC("tp_btf/sched_stat_runtime")
 int BPF_PROG(imb_runtime, struct task_struct *p, __u64 runtime)
 {
 	struct imb_w_runtime *r;
-	__u32 zero = 0, *t;
+	__u32 zero = 0, *t, timer;
 	struct rq *rq;
 
 	if (!imb_on(IMB_W_RUNTIME))
+		return 0;
+	t = bpf_map_lookup_elem(&in_timer, &zero);
+	timer = t ? *t : 0;
+	if (timer == 1 && !runtime_all)
 		return 0;
 	r = imb_reserve(sizeof(*r));
 	if (!r)
@@ -715,9 +733,9 @@ int BPF_PROG(imb_runtime, struct task_struct *p, __u64 runtime)
 	rq = imb_task_rq(p);
 	imb_hdr_fill(&r->h, IMB_W_RUNTIME, rq, rq ? rq->cpu : bpf_get_smp_processor_id());
 	r->pid = p->pid;
-	t = bpf_map_lookup_elem(&in_timer, &zero);
-	r->flags = !t || !*t ? 0 : IMB_WR_TIMER_KNOWN | (*t == 2 ? IMB_WR_IN_TIMER : 0);
+	r->flags = !timer ? 0 : IMB_WR_TIMER_KNOWN | (timer == 2 ? IMB_WR_IN_TIMER : 0);
 	r->runtime_ns = runtime;
+	r->sum_exec = p->se.sum_exec_runtime;
 	imb_submit(r, sizeof(*r));
 	return 0;
 }

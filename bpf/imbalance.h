@@ -78,6 +78,8 @@ struct imb_w_switch {
 	__u32 pad2;
 	__u64 next_cgroup;	/* next->cgroups->dfl_cgrp->kn->id */
 	__u64 next_group;	/* next's task group on this CPU (IMB_WG_*), 0 unknown */
+	__u64 prev_sum_exec;	/* prev->se.sum_exec_runtime: its run time so far */
+	__u64 next_sum_exec;	/* next->se.sum_exec_runtime */
 	char prev_comm[IMB_W_COMM_LEN];
 	char next_comm[IMB_W_COMM_LEN];
 };
@@ -115,6 +117,7 @@ struct imb_w_runtime {
 	struct imb_wire_hdr h;
 	__u32 pid, flags;		/* IMB_WR_* */
 	__u64 runtime_ns;
+	__u64 sum_exec;			/* p->se.sum_exec_runtime after this step */
 };
 
 /* The PELT signals of struct sched_avg. */

@@ -305,6 +305,8 @@ static int record_parse_options(int argc, char **argv, struct record_args *a)
 	static const char *const fixed[][2] = {
 		{ "listen", "" }, { "db", "" }, { "flight_recorder_s", "0" },
 		{ "alert_hook", "" }, { "state_dir", "" },
+		/* a recording keeps every update_curr(), as a tracefs one would */
+		{ "runtime_all", "true" },
 	};
 	int c, rc;
 

@@ -124,6 +124,9 @@ static const struct key keys[] = {
 	  "tracefs per-CPU buffer size in KiB" },
 	{ "pelt_se_rate", K_NS, OFF(pelt_se_rate_ns), 0, 1000000000ull,
 	  "at most one pelt_se_tp record per task per this long (0: all)" },
+	{ "runtime_all", K_BOOL, OFF(runtime_all), 0, 0,
+	  "BPF: send every sched_stat_runtime, not only the tick's (switch and tick records "
+	  "carry the tasks' run-time counters, which hold the rest); record sets it" },
 	{ "numa_events", K_BOOL, OFF(numa_events), 0, 0,
 	  "attach the NUMA balancing tracepoints where the kernel has them" },
 	{ "events", K_EVENTS, OFF(events), 0, 0,

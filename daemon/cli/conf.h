@@ -52,6 +52,7 @@ struct config {
 	uint32_t tracefs_buffer_kb;		/* tracefs per-CPU buffer */
 	uint64_t pelt_se_rate_ns;		/* per-task pelt_se_tp rate limit */
 	bool numa_events;			/* attach the NUMA tracepoints */
+	bool runtime_all;			/* BPF: every sched_stat_runtime, not only the tick's */
 	uint32_t events;			/* CONFIG_EV() bits of the events to attach */
 	/* store */
 	char db[CONFIG_PATH_MAX];		/* "" = no store */

@@ -232,6 +232,7 @@ static int rt_source_open(struct runtime *rt, char *err)
 		/* config.events uses the same bits (CONFIG_EV() == SOURCE_BPF_EV()) */
 		.events = rt->cfg.events,
 		.no_numa = !rt->cfg.numa_events,
+		.runtime_all = rt->cfg.runtime_all,
 		.ringbuf_bytes = rt->cfg.ring_buffer_kb * 1024u,
 		.pelt_se_min_interval_ns = rt->cfg.pelt_se_rate_ns,
 		.group_path_interval_ns = rt->cfg.group_path_interval_ns,

@@ -336,6 +336,8 @@ static int wire_switch(struct source_bpf *s, const struct imb_wire_hdr *h, const
 	ev->sw.next_cgroup = w.next_cgroup;
 	ev->sw.next_group = w.next_group;
 	ev->sw.prev_delayed = w.prev_delayed ? 1 : 0;
+	ev->sw.prev_sum_exec_ns = w.prev_sum_exec;
+	ev->sw.next_sum_exec_ns = w.next_sum_exec;
 	imb_comm_copy(ev->sw.prev_comm, w.prev_comm, sizeof(w.prev_comm));
 	imb_comm_copy(ev->sw.next_comm, w.next_comm, sizeof(w.next_comm));
 	return 1;
@@ -414,6 +416,7 @@ static int wire_runtime(struct source_bpf *s, const struct imb_wire_hdr *h, cons
 		return -ENOMEM;
 	ev->runtime.pid = (int32_t)w.pid;
 	ev->runtime.runtime_ns = w.runtime_ns;
+	ev->runtime.sum_exec_ns = w.sum_exec;
 	if (w.flags & IMB_WR_TIMER_KNOWN)
 		ev->runtime.timer = w.flags & IMB_WR_IN_TIMER ? IMB_TIMER_INSIDE : IMB_TIMER_OUTSIDE;
 	return 1;
@@ -1035,6 +1038,7 @@ static int bpf_configure(struct source_bpf *s, const struct source_bpf_opts *o, 
 	s->skel->rodata->group_path_interval_ns = o->group_path_interval_ns;
 	s->skel->rodata->events_mask = mask;
 	s->skel->rodata->pelt_se_min_interval_ns = o->pelt_se_min_interval_ns;
+	s->skel->rodata->runtime_all = o->runtime_all;
 	if (o->wakeup_bytes != UINT32_MAX) {
 		uint32_t wb = o->wakeup_bytes ? o->wakeup_bytes : SOURCE_BPF_WAKEUP_DEFAULT;
 

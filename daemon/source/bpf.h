@@ -42,6 +42,9 @@ struct source_bpf_opts {
 	struct group_names *group_names;	/* receives task groups' cgroup paths (owned by
 					 * the caller, outlives the source); NULL: none sent */
 	uint64_t group_path_interval_ns;	/* resend each group's path after this; 0: once */
+	bool runtime_all;		/* every sched_stat_runtime; false: only where it may be
+					 * the tick (the run-time counters in switch and tick
+					 * records hold the others' run time) */
 };
 
 struct source_bpf_stats {

@@ -113,6 +113,7 @@ static void *bpf_open(const struct live_source_opts *o, char *err)
 		.group_path_interval_ns = o->group_path_interval_ns,
 		.group_names = o->group_names,
 		.events = o->events,
+		.runtime_all = o->runtime_all,
 	};
 
 	if (o->no_numa)

@@ -22,6 +22,7 @@ struct live_source_opts {
 	int prefer;			/* LIVE_SOURCE_AUTO, _BPF or _TRACEFS */
 	uint64_t events;		/* SOURCE_BPF_EV() bits of the events to attach */
 	bool no_numa;			/* leave the NUMA events out */
+	bool runtime_all;		/* BPF: every sched_stat_runtime (source_bpf_opts) */
 	size_t ringbuf_bytes;		/* BPF ring buffer */
 	uint64_t pelt_se_min_interval_ns;	/* BPF: pelt_se records per task at most this often */
 	uint64_t group_path_interval_ns;	/* BPF: group path resend interval */

@@ -197,10 +197,15 @@ ok $? "run --source bpf: CPU util_avg median error <= 51 (LISA's 5 %) ($med)"
 ok $? "run --duration 2 stops by itself with status 0"
 
 # the events key: only the events asked for are attached, on either source
+# (a busy loop meanwhile: the BPF source sends sched_stat_runtime at ticks only)
 for src in bpf tracefs; do
+	timeout 3 sh -c 'while :; do :; done' &
+	busy=$!
 	"$IMB" run --source "$src" --listen '' --db '' --set events=switch,runtime --duration 2 -q \
 		--report "$T/ev-$src.json" 2>"$T/ev-$src.err"
 	rc=$?
+	kill "$busy" 2>/dev/null
+	wait "$busy" 2>/dev/null
 	kinds=$(jq -c '.event_counts | keys' "$T/ev-$src.json" 2>/dev/null)
 	[ "$rc" = 0 ] && jq -e '.event_counts | (keys - ["lost"]) == ["runtime", "switch"]' \
 		"$T/ev-$src.json" >/dev/null

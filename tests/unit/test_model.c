@@ -213,6 +213,57 @@ static void test_two_tasks_share_one_cpu(void)
 	model_free(m);
 }
 
+/*
+ * The BPF source sends sched_stat_runtime only at ticks; every switch and
+ * tick record reads the tasks' run-time counters (se.sum_exec_runtime).
+ * Two tasks time-sliced 3 ms each, charged 2.5 ms a slice (the rest IRQ
+ * time, which the kernel does not charge): their run time is what the
+ * counters grew by, not the switch intervals, nor the tick steps.
+ */
+static void test_run_time_from_counters(void)
+{
+	struct model *m = new_model(2);
+	uint64_t t = 1 * MS, sum[2] = { 5 * MS, 7 * MS };
+	int pid[2] = { 111, 112 }, cur = 0;
+	struct model_task *a, *b;
+	struct imb_event e;
+
+	wakeup(m, t, 112, 0, false);
+	e = ev_base(t, 0, IMB_EV_SWITCH);	/* out of idle into 111 */
+	e.sw.next_pid = 111;
+	e.sw.next_prio = 120;
+	e.sw.next_sum_exec_ns = sum[0];
+	feed(m, e);
+	for (int k = 0; k < 100; k++) {
+		if (k % 2) {		/* a tick 1 ms into the slice */
+			e = ev_base(t + 1 * MS, 0, IMB_EV_RUNTIME);
+			e.runtime.pid = pid[cur];
+			e.runtime.timer = IMB_TIMER_INSIDE;
+			e.runtime.runtime_ns = 999;
+			e.runtime.sum_exec_ns = sum[cur] + 800 * 1000;
+			feed(m, e);
+		}
+		t += 3 * MS;
+		sum[cur] += 2500 * 1000;
+		e = ev_base(t, 0, IMB_EV_SWITCH);
+		e.sw.prev_pid = pid[cur];
+		e.sw.prev_prio = 120;
+		e.sw.prev_state = IMB_STATE_PREEMPTED;
+		e.sw.prev_sum_exec_ns = sum[cur];
+		e.sw.next_pid = pid[!cur];
+		e.sw.next_prio = 120;
+		e.sw.next_sum_exec_ns = sum[!cur];
+		feed(m, e);
+		cur = !cur;
+	}
+	a = model_task_find(m, 111);
+	b = model_task_find(m, 112);
+	ok(a && b && model_task_run_ns(a) == 125 * MS && model_task_run_ns(b) == 125 * MS,
+	   "run time from the counters in the switch and tick records: 50 slices of 2.5 ms each (%.3f, %.3f ms)",
+	   a ? model_task_run_ns(a) / 1e6 : -1, b ? model_task_run_ns(b) / 1e6 : -1);
+	model_free(m);
+}
+
 static void test_migration_moves_contribution(void)
 {
 	struct model *m = new_model(2);
@@ -1336,6 +1387,7 @@ static void test_fairness_fill(void)
 int main(void)
 {
 	test_two_tasks_share_one_cpu();
+	test_run_time_from_counters();
 	test_migration_moves_contribution();
 	test_exit_removes_contribution();
 	test_missing_idle_switch_is_bounded();
