@@ -31,6 +31,7 @@ const volatile __u64 pelt_se_min_interval_ns = 0;	/* per task; 0: no limit */
 const volatile __u32 runtime_all = 0;			/* 0: sched_stat_runtime at the tick only */
 const volatile __u32 switch_has_state_arg = 1;		/* 5.18+: 4th arg prev_state */
 const volatile __u64 wakeup_bytes = 0;			/* wake the reader at this fill; 0: always */
+const volatile __u64 ring_half = 0;			/* half the ring's size (set with wakeup_bytes) */
 const volatile __u64 group_path_interval_ns = 10000000000ull;	/* per group; 0: once */
 
 struct {
@@ -118,7 +119,7 @@ static __always_inline void imb_submit(void *rec, __u64 size)
 
 	if (wakeup_bytes) {
 		__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
-		__u64 half = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 2;
+		__u64 half = ring_half;
 
 		flags = BPF_RB_NO_WAKEUP;
 		if ((avail >= wakeup_bytes && avail - size < wakeup_bytes) ||
@@ -394,10 +395,23 @@ static __always_inline int imb_pelt_se_emit(struct sched_entity *se, __u16 hflag
 	if (bpf_core_field_exists(se->my_q))
 		my_q = se->my_q;
 	if (!my_q) {
-		struct task_struct *p = (void *)se - bpf_core_field_offset(struct task_struct, se);
+		struct task_struct *cur = bpf_get_current_task_btf();
 
-		pid = BPF_CORE_READ(p, pid);
-		tgid = BPF_CORE_READ(p, tgid);
+		/*
+		 * Most updates are of the running task's own entity (its
+		 * dequeue, put_prev, the tick): a BTF pointer, plain loads;
+		 * another task is known here only by its address.
+		 */
+		if ((void *)se == (void *)&cur->se) {
+			pid = cur->pid;
+			tgid = cur->tgid;
+		} else {
+			struct task_struct *p = (void *)se -
+						bpf_core_field_offset(struct task_struct, se);
+
+			pid = BPF_CORE_READ(p, pid);
+			tgid = BPF_CORE_READ(p, tgid);
+		}
 		if (pelt_se_min_interval_ns) {
 			__u64 now = bpf_ktime_get_ns();
 			__u64 *last = bpf_map_lookup_elem(&se_last, &pid);

@@ -1045,6 +1045,7 @@ static int bpf_configure(struct source_bpf *s, const struct source_bpf_opts *o, 
 		/* the reader must wake well before the ring is full */
 		s->skel->rodata->wakeup_bytes = wb < ring / 4 ? wb : ring / 4;
 	}
+	s->skel->rodata->ring_half = ring / 2;
 	ret = bpf_map__set_max_entries(s->skel->maps.events, ring);
 	if (ret)
 		err_set(err, "cannot size the ring buffer: %s", strerror(-ret));
