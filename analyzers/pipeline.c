@@ -231,9 +231,22 @@ void analyzer_job_key(const struct analyzer_config *cfg, const struct model *m,
 	}
 }
 
+/* FNV-1a of a job key, for jobs_build()'s index */
+static size_t key_hash(const char *k)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *k; k++)
+		h = (h ^ (unsigned char)*k) * 1099511628211ull;
+	return (size_t)(h ^ (h >> 32));
+}
+
 /*
  * Jobs from task rows: unfairness over the tasks that were runnable the
- * whole span (@full[i]), deviations over tasks with a fair share.
+ * whole span (@full[i]), deviations over tasks with a fair share.  The
+ * keys are found through an open-addressing index (a host running
+ * thousands of one-task processes has as many jobs: a linear search per
+ * task was quadratic).
  */
 static int jobs_build(const struct pipeline *p, const struct model *m,
 		      const struct model_task **src, const bool *full, struct imb_window *w)
@@ -244,23 +257,29 @@ static int jobs_build(const struct pipeline *p, const struct model *m,
 	double *sum_x = calloc(cap, sizeof(double)), *sum_x2 = calloc(cap, sizeof(double));
 	uint64_t *minr = calloc(cap, sizeof(uint64_t)), *maxr = calloc(cap, sizeof(uint64_t));
 	uint32_t *nfull = calloc(cap, sizeof(uint32_t)), *ndev = calloc(cap, sizeof(uint32_t));
-	size_t nj = 0;
+	size_t nj = 0, icap = 16;
+	uint32_t *idx;		/* job number + 1, 0 empty; at most half full */
 	int rc = 0;
 
-	if (!jobs || !sum_x || !sum_x2 || !minr || !maxr || !nfull || !ndev) {
+	while (icap < 2 * cap)
+		icap *= 2;
+	idx = calloc(icap, sizeof(*idx));
+	if (!jobs || !sum_x || !sum_x2 || !minr || !maxr || !nfull || !ndev || !idx) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	for (size_t i = 0; i < w->nr_tasks; i++) {
 		const struct imb_task_sample *ts = &w->tasks[i];
 		char key[64], kind[12];
-		size_t j;
+		size_t j, h;
 
 		analyzer_job_key(cfg, m, src[i], key, sizeof(key), kind, sizeof(kind));
-		for (j = 0; j < nj; j++)
-			if (!strcmp(jobs[j].key, key))
+		for (h = key_hash(key) & (icap - 1); idx[h]; h = (h + 1) & (icap - 1))
+			if (!strcmp(jobs[idx[h] - 1].key, key))
 				break;
+		j = idx[h] ? idx[h] - 1 : nj;
 		if (j == nj) {
+			idx[h] = (uint32_t)(nj + 1);
 			memcpy(jobs[j].key, key, sizeof(key));
 			memcpy(jobs[j].kind, kind, sizeof(kind));
 			/* once per job and window: the callback's cache, not an event's cost */
@@ -306,6 +325,7 @@ static int jobs_build(const struct pipeline *p, const struct model *m,
 	w->nr_jobs = nj;
 	jobs = NULL;
 out:
+	free(idx);
 	free(jobs);
 	free(sum_x);
 	free(sum_x2);

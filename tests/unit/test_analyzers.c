@@ -629,6 +629,37 @@ static void test_findings_bounded(bool live)
 	pipeline_free(p);
 }
 
+/*
+ * A host with many processes has as many jobs: 500 processes of 3 threads
+ * each make 500 jobs of 3 tasks (the window's job table is indexed by key;
+ * a collision or a lost key would merge or split jobs).
+ */
+static void test_many_jobs(void)
+{
+	struct analyzer_config cfg;
+	struct collect c = { .n = 0 };
+	struct pipeline *p;
+	struct imb_window *s;
+	size_t threes = 0;
+
+	pipeline_config_defaults(&cfg);
+	p = pipeline_new(&cfg, NULL, collect_fn, &c);
+	for (int j = 0; j < 500; j++)
+		for (int k = 0; k < 3; k++)
+			ev_wakeup(p, 1 * MS + (uint64_t)(3 * j + k), j % 2, 10000 + 3 * j + k,
+				  10000 + 3 * j);
+	ev_switch(p, 3 * MS, 0, 0, 0, 10000, 10000);
+	s = pipeline_finish(p);
+	for (size_t i = 0; i < s->nr_jobs; i++)
+		threes += s->jobs[i].tasks == 3 && !strncmp(s->jobs[i].key, "process:1", 9);
+	ok(s->nr_jobs == 500 && threes == 500,
+	   "500 processes of 3 threads make 500 jobs of 3 tasks (%zu jobs, %zu of 3)", s->nr_jobs,
+	   threes);
+	imb_window_free(s);
+	collect_free(&c);
+	pipeline_free(p);
+}
+
 int main(void)
 {
 	test_evidence();
@@ -643,5 +674,6 @@ int main(void)
 	test_vruntime_kernel(true);
 	test_findings_bounded(false);
 	test_findings_bounded(true);
+	test_many_jobs();
 	return tap_done();
 }
