@@ -128,6 +128,7 @@ struct model_cpu {
 	bool k_counts;			/* the root records have shown a task count */
 	uint64_t ev_clock;		/* the event being applied: its run queue's PELT clock, */
 	uint64_t ev_clock_ts;		/* ... and its time (0: the event carries none for this CPU) */
+	uint64_t moved_lut;		/* root instant of an autogroup exit taken from a record (no recount) */
 	bool fair_curr;			/* curr is a CFS task */
 	uint64_t idle_since_ns;		/* when curr became 0 */
 	uint64_t switch_ns;		/* last sched_switch seen here */

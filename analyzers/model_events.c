@@ -716,6 +716,13 @@ void model_task_exit_autogroup(struct model *m, struct model_task *t, int cpu, u
 
 	if (!m->has_groups || !t->fair || !(old & IMB_TG_AUTOGROUP) || t->cpu != cpu)
 		return;
+	/*
+	 * The dequeue first brings the task and every level up to now with
+	 * the counts and the running task as they were (within a PELT period
+	 * no record shows it: the sums take the time, the averages stay).
+	 */
+	model_task_pelt_update(m, t, ts);
+	model_path_update(m, cpu, old, pelt_now(&m->cpus[cpu], ts));
 	if (queued) {
 		model_chain_dequeue(m, cpu, t->q_group, t->q_weight, true);
 		t->q_group = 0;

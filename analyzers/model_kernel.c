@@ -423,7 +423,20 @@ static void ev_pelt_cfs_group(struct model *m, const struct imb_event *ev)
 		if (t && t->exited && t->q_group == id &&
 		    k->runnable_avg + t->avg.runnable_avg / 2 < g->cfs.avg.runnable_avg) {
 			group_kernel_note(m, g, ev, false);
+			/*
+			 * At the record's own clock (the offset estimate may run
+			 * microseconds ahead).  The root's records of this instant
+			 * come after the move, with the count it left: the
+			 * interval before it was integrated at the dequeue, with
+			 * the count before (no recount, model_ev_pelt_cfs()).
+			 */
+			if (ev->flags & IMB_EVF_RQ_CLOCKS) {
+				c->ev_clock = ev->clock_pelt_ns;
+				c->ev_clock_ts = ev->ts_ns;
+			}
 			model_task_exit_autogroup(m, t, ev->cpu, ev->ts_ns);
+			c->ev_clock_ts = 0;
+			c->moved_lut = c->cfs.avg.last_update_time;
 			return;
 		}
 	}
@@ -490,7 +503,8 @@ void model_ev_pelt_cfs(struct model *m, const struct imb_event *ev)
 		 * instant may show a count changed since).
 		 */
 		else if (m->has_groups && k->last_update_time == c->cfs.avg.last_update_time &&
-			 c->kcfs.last_update_time != k->last_update_time)
+			 c->kcfs.last_update_time != k->last_update_time &&
+			 c->moved_lut != k->last_update_time)
 			pelt_cfs_recount(&c->cfs, k->h_nr_runnable);
 		/*
 		 * The kernel fires pelt_cfs_tp inside an enqueue's attach,

@@ -16,6 +16,7 @@ EXTRA_DIST += tests/helpers/record-fixture.sh \
 	tests/fixtures/hogs2on2.dat tests/fixtures/hogs2on2.truth.json \
 	tests/fixtures/groups-periodic.txt.gz \
 	tests/fixtures/groups-loaded.txt.gz tests/fixtures/rtapp-group.txt.gz \
+	tests/fixtures/groups-exits.txt.gz \
 	tests/fixtures/rtapp-periodic.dat tests/fixtures/rtapp-periodic.truth.json
 # --- end workload and fixtures ---
 
@@ -131,9 +132,9 @@ clean-local-fuzz-text:
 
 # --- text format, offline sources and analyze ---
 TESTS += tests/t/switch-accounting.t tests/t/pelt-avg-only.t tests/t/pelt-groups.t \
-	tests/t/pelt-loaded.t tests/t/pelt-plain.t
+	tests/t/pelt-loaded.t tests/t/pelt-plain.t tests/t/pelt-exits.t
 dist_check_SCRIPTS += tests/t/switch-accounting.t tests/t/pelt-avg-only.t tests/t/pelt-groups.t \
-	tests/t/pelt-loaded.t tests/t/pelt-plain.t
+	tests/t/pelt-loaded.t tests/t/pelt-plain.t tests/t/pelt-exits.t
 TESTS += tests/t/analyze.t tests/t/live.t tests/t/bench-analyze-speed.t \
 	tests/t/bench-pelt-accuracy.t tests/t/bench-live-overhead.t tests/t/systemd.t tests/t/alerts.t
 dist_check_SCRIPTS += tests/t/analyze.t tests/t/live.t tests/t/bench-analyze-speed.t \
