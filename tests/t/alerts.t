@@ -154,15 +154,17 @@ else
 fi
 
 # a hook that outlives its time limit is killed and does not hold the run
+# (67 s: no other test's sleep, so pgrep sees only this hook, even with
+# record.t's `record -- sleep 60` running beside it under make -j)
 start=$(date +%s)
 "$IMB" run --replay "$T/unfair.events" --db '' --listen '' --set alert_min=3s \
-	--set "alert_hook=sleep 60" --set alert_hook_timeout_s=1 --set flight_recorder_s=0 \
+	--set "alert_hook=sleep 67" --set alert_hook_timeout_s=1 --set flight_recorder_s=0 \
 	2>"$T/slow.err"
 rc=$?
 took=$(( $(date +%s) - start ))
 [ $rc = 0 ] && [ $took -lt 15 ]
-ok $? "a hook that sleeps 60 s is cut at its 1 s limit (run took ${took} s)"
-pgrep -xf 'sleep 60' >/dev/null
+ok $? "a hook that sleeps 67 s is cut at its 1 s limit (run took ${took} s)"
+pgrep -xf 'sleep 67' >/dev/null
 [ $? != 0 ]
 ok $? "the slow hook was killed"
 
