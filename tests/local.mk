@@ -132,9 +132,9 @@ clean-local-fuzz-text:
 
 # --- text format, offline sources and analyze ---
 TESTS += tests/t/switch-accounting.t tests/t/pelt-avg-only.t tests/t/pelt-groups.t \
-	tests/t/pelt-loaded.t tests/t/pelt-plain.t tests/t/pelt-exits.t
+	tests/t/pelt-loaded.t tests/t/pelt-plain.t
 dist_check_SCRIPTS += tests/t/switch-accounting.t tests/t/pelt-avg-only.t tests/t/pelt-groups.t \
-	tests/t/pelt-loaded.t tests/t/pelt-plain.t tests/t/pelt-exits.t
+	tests/t/pelt-loaded.t tests/t/pelt-plain.t
 TESTS += tests/t/analyze.t tests/t/live.t tests/t/bench-analyze-speed.t \
 	tests/t/bench-pelt-accuracy.t tests/t/bench-live-overhead.t tests/t/systemd.t tests/t/alerts.t
 dist_check_SCRIPTS += tests/t/analyze.t tests/t/live.t tests/t/bench-analyze-speed.t \
