@@ -797,6 +797,7 @@ static struct model_task *switch_prev_out(struct model *m, struct model_cpu *c,
 	bool blocked = s->prev_state != IMB_STATE_RUNNING && s->prev_state != IMB_STATE_PREEMPTED;
 	bool dead = s->prev_state == 0x10 || s->prev_state == 0x20;
 	struct model_task *prev = model_task_get(m, s->prev_pid, ts);
+	uint64_t d;
 
 	if (!prev)
 		return NULL;
@@ -820,12 +821,9 @@ static struct model_task *switch_prev_out(struct model *m, struct model_cpu *c,
 		prev->state = MODEL_TASK_RUNNING;
 	}
 	model_task_pelt_update(m, prev, ts);
-	if (s->prev_sum_exec_ns) {
-		uint64_t d = task_counter_step(prev, s->prev_sum_exec_ns, 0);
-
-		if (d)
-			task_runtime_add(m, prev, d);
-	}
+	d = task_counter_step(prev, s->prev_sum_exec_ns, 0);	/* 0 where not read */
+	if (d)
+		task_runtime_add(m, prev, d);
 	task_account(prev, ts);
 	if (m->has_groups)
 		task_path_update_to(m, prev, c->cpu, stop, ts);

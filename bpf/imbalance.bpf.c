@@ -31,7 +31,7 @@ const volatile __u64 pelt_se_min_interval_ns = 0;	/* per task; 0: no limit */
 const volatile __u32 runtime_all = 0;			/* 0: sched_stat_runtime at the tick only */
 const volatile __u32 switch_has_state_arg = 1;		/* 5.18+: 4th arg prev_state */
 const volatile __u64 wakeup_bytes = 0;			/* wake the reader at this fill; 0: always */
-const volatile __u64 ring_half = 0;			/* half the ring's size (set with wakeup_bytes) */
+const volatile __u64 ring_half = 0;			/* half the ring's size */
 const volatile __u64 group_path_interval_ns = 10000000000ull;	/* per group; 0: once */
 
 struct {
