@@ -83,23 +83,58 @@ done
 ok $found "GET /api/v1/groups lists the cgroup with its path /$name"
 [ $found = 0 ] || { sed 's/^/# /' "$T/run.err" | tail -20; head -c 2000 "$T/groups.json" 2>/dev/null | sed 's/^/# /'; }
 
-# the busy processes' CPU share over 2 s (other work shares the CPUs):
-# what their groups' util_avg should show, summed over CPUs
-set -- $(python3 - "$hog_cg" "$hog_ag" <<'EOF'
-import os, sys, time
-hz = os.sysconf("SC_CLK_TCK")
-def ticks(pid):
-    f = open("/proc/%s/stat" % pid).read().rsplit(")", 1)[1].split()
-    return int(f[11]) + int(f[12])
-t0, c0, a0 = time.monotonic(), ticks(sys.argv[1]), ticks(sys.argv[2])
-time.sleep(2)
-t1, c1, a1 = time.monotonic(), ticks(sys.argv[1]), ticks(sys.argv[2])
-print("%.3f %.3f" % ((c1 - c0) / hz / (t1 - t0), (a1 - a0) / hz / (t1 - t0)))
+# the busy processes' CPU share as PELT weighs it: their run time
+# (schedstat, ns) sampled every 2 ms for 1.5 s, the listing fetched, and
+# each interval weighted by y^age (y^32 = 1/2, age in 1024 us periods)
+# back from the instant of the listing's last kernel record of the
+# cgroup (kernel_update_ns; bpf_ktime_get_ns is CLOCK_MONOTONIC), so the
+# share and util_avg describe the same recent past (other work shares
+# the CPUs, and a share over seconds is not what a ~100 ms average shows)
+set -- $(python3 - "$hog_cg" "$hog_ag" "$B/api/v1/groups" "$T/groups.json" "/$name" <<'EOF'
+import glob, json, subprocess, sys, time
+def run_ns(pid):
+    total = 0
+    for f in glob.glob("/proc/%s/task/*/schedstat" % pid):
+        try:
+            total += int(open(f).read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+pids = sys.argv[1:3]
+samples = []
+def sample():
+    samples.append((time.monotonic_ns(), [run_ns(p) for p in pids]))
+end = time.monotonic_ns() + 1500000000
+while time.monotonic_ns() < end:
+    sample()
+    time.sleep(0.002)
+ok = subprocess.run(["curl", "-sf", "-o", sys.argv[4], sys.argv[3]]).returncode == 0
+sample()
+at = samples[-1][0]
+try:
+    rows = [g for g in json.load(open(sys.argv[4]))["groups"] if g.get("path") == sys.argv[5]]
+    k = [c.get("kernel_update_ns") or 0 for c in rows[0]["cpus"]]
+    if samples[0][0] + 500000000 <= max(k) <= at:
+        at = max(k)
+except (OSError, ValueError, KeyError, IndexError):
+    pass
+y = 0.5 ** (1 / 32.0)
+share = []
+for i in range(len(pids)):
+    num = den = 0.0
+    for (t0, r0), (t1, r1) in zip(samples, samples[1:]):
+        if t1 > at or t1 <= t0:
+            continue
+        w = y ** ((at - (t0 + t1) / 2) / 1024000.0) * (t1 - t0)
+        num += w * (r1[i] - r0[i]) / (t1 - t0)
+        den += w
+    share.append(num / den if den else 0)
+print("%.3f %.3f %d" % (share[0], share[1], 0 if ok else 1))
 EOF
 )
 share_cg=${1:-0} share_ag=${2:-0}
-echo "# CPU share over 2 s: cgroup's busy thread $share_cg, autogroup's $share_ag"
-curl -sf -o "$T/groups.json" "$B/api/v1/groups"
+echo "# CPU share as PELT weighs it, at the listing's last kernel record: cgroup's busy thread $share_cg, autogroup's $share_ag"
+[ "${3:-1}" = 0 ]
 ok $? "GET /api/v1/groups answers again"
 jq --arg p "/$name" '.groups[] | select(.path == $p)' "$T/groups.json" >"$T/cg.json" 2>/dev/null
 
@@ -112,8 +147,8 @@ jq -e --argjson ino "${cg_id:-0}" '(.id % 4294967296) == $ino' "$T/cg.json" >/de
 ok $? "its id is the cgroup directory's kernfs id (inode $cg_id)"
 
 # sums over CPUs: util_avg is the share of time its task ran (1024 = all
-# of one CPU), here a PELT average over the last ~100 ms against the share
-# over 2 s: within 0.35 of it, and never nothing
+# of one CPU), as weighted above: within 0.35 of it (a CPU the thread
+# left keeps its last record until its next update), and never nothing
 jq -e --argjson s "$share_cg" '([.cpus[].kernel_util_avg // 0] | add) as $k |
 	([.cpus[].util_avg] | add) as $e | $k > 0 and $e > 0 and
 	($k / 1024 - $s | fabs) <= 0.35 and ($e / 1024 - $s | fabs) <= 0.35 and
