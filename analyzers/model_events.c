@@ -1472,6 +1472,55 @@ static struct model_cpu *clock_hint(struct model *m, const struct imb_event *ev)
 	return c;
 }
 
+/*
+ * The CPU whose run-queue clock @ev carries, -1 none: a switch's, a tick's
+ * and a record's are their own CPU's; a wake-up's the target's (the task's
+ * run queue once placed); a migration's the CPU the task leaves (traced
+ * before set_task_cpu() moves it).
+ */
+static int ev_clock_cpu(const struct imb_event *ev)
+{
+	if (!(ev->flags & IMB_EVF_RQ_CLOCKS))
+		return -1;
+	switch (ev->kind) {
+	case IMB_EV_SWITCH:
+	case IMB_EV_RUNTIME:
+	case IMB_EV_PELT_CFS:
+	case IMB_EV_PELT_SE:
+		return ev->cpu;
+	case IMB_EV_WAKEUP:
+	case IMB_EV_WAKEUP_NEW:
+		return ev->wakeup.target_cpu >= 0 ? ev->wakeup.target_cpu : ev->cpu;
+	case IMB_EV_MIGRATE:
+		return ev->migrate.orig_cpu >= 0 ? ev->migrate.orig_cpu : ev->cpu;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * A CPU's PELT clock is the event clock plus an offset learnt from the
+ * events that carry its run queue's clock (model_cpu_offset_bound(), from
+ * switches and ticks).  Before any has, pelt_now() would use the event
+ * clock itself, which runs ahead of the PELT clock by the idle, IRQ and
+ * steal time since boot (1.5 s on a machine up for hours); as that clock
+ * never moves back, every average of the CPU would then stand still until
+ * the real clock caught up, and every task attached meanwhile would be
+ * charged the difference on its next update.  A recording that opens with
+ * a wake-up or a migration touching a CPU whose own events come later
+ * does that.  So the first event that carries a CPU's clock, of any kind,
+ * sets its offset.
+ */
+static void clock_first(struct model *m, const struct imb_event *ev)
+{
+	int cpu = ev_clock_cpu(ev);
+
+	if (cpu < 0 || cpu >= m->nr_cpus || m->cpus[cpu].offset_ts)
+		return;
+	model_cpu_offset_bound(&m->cpus[cpu], (int64_t)ev->clock_pelt_ns - (int64_t)ev->ts_ns,
+			       ev->ts_ns);
+}
+
 int model_event(struct model *m, const struct imb_event *ev)
 {
 	struct model_cpu *hint;
@@ -1503,6 +1552,7 @@ int model_event(struct model *m, const struct imb_event *ev)
 			model_cpu_offset_bound(&m->cpus[ev->cpu],
 					       (int64_t)ev->clock_pelt_ns - (int64_t)ev->ts_ns,
 					       ev->ts_ns);
+		clock_first(m, ev);
 	}
 
 	cmp_after = m->has_kernel_pelt ? model_cpu_compare_pending(m, ev) : -1;

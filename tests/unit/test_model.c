@@ -501,6 +501,57 @@ static void test_late_switch_uses_its_clock(void)
 	   (unsigned long long)late, (unsigned long long)prompt);
 }
 
+/*
+ * A recording that opens on a CPU's task before that CPU's own switch or
+ * tick: task 901's record on CPU 0, its migration from CPU 0 to CPU 1 and
+ * its wake-up there, every event carrying its run queue's clock, which
+ * runs 1.5 s (CPU 0) and 1.3 s (CPU 1) behind the event clock.  Returns
+ * CPU 0's PELT clock once 901 has left it (*@rq_lut its run queue's
+ * last_update_time).
+ */
+static uint64_t first_clock_run(uint64_t *rq_lut)
+{
+	const uint64_t t = 10000 * MS, off0 = 1500 * MS, off1 = 1300 * MS;
+	struct model *m = new_model(2);
+	struct imb_event e = ev_clock(t, 0, IMB_EV_PELT_SE, t - off0);
+	uint64_t clock;
+
+	e.pelt_se.pid = e.pelt_se.tgid = 901;
+	e.pelt_se.last_update_time = t - off0 - 100000;
+	e.pelt_se.util_avg = e.pelt_se.runnable_avg = 300;
+	e.pelt_se.load_avg = 300;
+	e.pelt_se.util_sum = 300 * PELT_MIN_DIVIDER;
+	e.pelt_se.runnable_sum = 300ull * PELT_MIN_DIVIDER;
+	e.pelt_se.load_sum = 300ull * PELT_MIN_DIVIDER / 1024;
+	feed(m, e);
+	e = ev_clock(t + 1000, 0, IMB_EV_MIGRATE, t + 1000 - off0);
+	e.migrate.pid = 901;
+	e.migrate.prio = 120;
+	e.migrate.orig_cpu = 0;
+	e.migrate.dest_cpu = 1;
+	feed(m, e);
+	e = ev_clock(t + 20000, 1, IMB_EV_WAKEUP, t + 20000 - off1);
+	e.wakeup.pid = 901;
+	e.wakeup.prio = 120;
+	e.wakeup.target_cpu = 1;
+	feed(m, e);
+	clock = m->cpus[0].pelt_last;
+	*rq_lut = m->cpus[0].cfs.avg.last_update_time;
+	model_free(m);
+	return clock;
+}
+
+static void test_first_clock_of_a_cpu(void)
+{
+	const uint64_t pelt0 = (10000 - 1500) * MS;
+	uint64_t lut, clock = first_clock_run(&lut);
+
+	ok(clock >= pelt0 && clock <= pelt0 + 1 * MS && lut <= pelt0 + 1 * MS,
+	   "a CPU's PELT clock comes from the first event that carries it (a record, a "
+	   "migration), not the event clock 1.5 s ahead (clock %llu, run queue %llu, want %llu)",
+	   (unsigned long long)clock, (unsigned long long)lut, (unsigned long long)pelt0);
+}
+
 /* The kernel's record of CPU 0's root run queue counting @queued fair tasks. */
 static void root_rec(struct model *m, uint64_t ts, uint32_t queued)
 {
@@ -1394,6 +1445,7 @@ int main(void)
 	test_idle_switch_picks_another();
 	test_tick_updates_levels();
 	test_late_switch_uses_its_clock();
+	test_first_clock_of_a_cpu();
 	test_unseen_dequeue();
 	test_guessed_delays();
 	test_guess_reads_kernel_runtime();
