@@ -349,9 +349,17 @@ static void group_propagate(struct model_group *g, struct pelt_cfs *pcfs)
 			psa->util_sum = (uint32_t)(psa->util_avg * PELT_MIN_DIVIDER);
 	}
 
+	/*
+	 * update_tg_cfs_runnable() computes the entity's new sum in a u32
+	 * (every version read, 7.0 included): past 2^32 / divider, a group
+	 * runnable_avg of ~90,000 (about 88 tasks runnable at once in one
+	 * group on one CPU), it wraps, the entity's next own update derives
+	 * a small runnable_avg from it and the parent's swings by tens of
+	 * thousands.  The kernel's values do that, so the model does too.
+	 */
 	delta = (long)gsa->runnable_avg - (long)se->runnable_avg;
 	if (delta) {
-		uint64_t nsum = (uint64_t)gsa->runnable_avg * divider;
+		uint64_t nsum = (uint32_t)((uint64_t)gsa->runnable_avg * divider);
 		int64_t dsum = (int64_t)nsum - (int64_t)se->runnable_sum;
 
 		se->runnable_avg = gsa->runnable_avg;

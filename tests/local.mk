@@ -16,7 +16,7 @@ EXTRA_DIST += tests/helpers/record-fixture.sh \
 	tests/fixtures/hogs2on2.dat tests/fixtures/hogs2on2.truth.json \
 	tests/fixtures/groups-periodic.txt.gz \
 	tests/fixtures/groups-loaded.txt.gz tests/fixtures/rtapp-group.txt.gz \
-	tests/fixtures/groups-exits.txt.gz \
+	tests/fixtures/groups-exits.txt.gz tests/fixtures/messaging-wrap.txt.gz \
 	tests/fixtures/rtapp-periodic.dat tests/fixtures/rtapp-periodic.truth.json
 # --- end workload and fixtures ---
 

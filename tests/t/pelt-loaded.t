@@ -28,19 +28,33 @@
 # left each exit's running time out of the root's sums (CPU util_avg p95
 # 73 of 1024 here, runnable_avg 58).
 #
-# In both, CPU, task and group signals meet the target (median <= 4, p95
-# <= 16 of 1024; tasks median <= 1, p95 <= 2).  TAP output.
+# tests/fixtures/messaging-wrap.txt.gz: `perf bench sched messaging -g 6
+# -l 40` (240 processes in this session's autogroup) after 0.6 s of quiet,
+# recorded whole.  With ~90 of them runnable in the group on one CPU the
+# group's runnable_avg passes 2^32 / divider (~89,960; it reaches 99,604),
+# where the kernel's update_tg_cfs_runnable() wraps the entity's new
+# runnable_sum in a u32: the group entity's runnable_avg collapses at its
+# next update and the root's swings by tens of thousands.  The engine does
+# the same arithmetic (with a 64-bit sum its CPU runnable_avg was off by
+# p95 79,978).  The recording also opens with a wake-up touching a CPU
+# before that CPU's own switch (see clock_first() in model_events.c).
+#
+# In all three, CPU, task and group signals meet the target (median <= 4,
+# p95 <= 16 of 1024; tasks median <= 1, p95 <= 2), but for runnable_avg in
+# the messaging recording, whose values run to ~97,000: there p95 <= 250
+# (0.25 %).  TAP output.
 set -u
 IMB=${IMBALANCED:-./imbalanced}
 FIXDIR=${top_srcdir:-.}/tests/fixtures
 T=$(mktemp -d "${TMPDIR:-/tmp}/pelt-loaded-t.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
-echo "1..11"
+echo "1..16"
 n=1
-# figures NAME FIXTURE MIN_CPU MIN_TASK MIN_GROUP MIN_ENTITY: 5 tests from n
-# (the recording is read, then CPU, task, group run queue and group entity
-# signals against the kernel, each with at least that many samples)
+# figures NAME FIXTURE MIN_CPU MIN_TASK MIN_GROUP MIN_ENTITY [RUN_P95]: 5
+# tests from n (the recording is read, then CPU, task, group run queue and
+# group entity signals against the kernel, each with at least that many
+# samples; RUN_P95, default 16, bounds runnable_avg's p95 for all but tasks)
 figures() {
 	if ! "$IMB" analyze --json "$2" >"$T/$1.json" 2>"$T/err"; then
 		echo "not ok $n - $1: analyze reads the recording"; sed 's/^/# /' "$T/err"
@@ -48,11 +62,12 @@ figures() {
 		return 1
 	fi
 	echo "ok $n - $1: analyze reads the recording"
-	python3 - "$T/$1.json" "$1" $((n + 1)) "$3" "$4" "$5" "$6" <<'PY'
+	python3 - "$T/$1.json" "$1" $((n + 1)) "$3" "$4" "$5" "$6" "${7:-16}" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))["pelt"]
 label, n = sys.argv[2], int(sys.argv[3])
 mins = [int(x) for x in sys.argv[4:8]]
+run_p95 = int(sys.argv[8])
 for (name, med, p95), min_samples in zip((("signals", 4, 16), ("task_signals", 1, 2),
                                           ("group_signals", 4, 16),
                                           ("group_entity_signals", 4, 16)), mins):
@@ -61,10 +76,11 @@ for (name, med, p95), min_samples in zip((("signals", 4, 16), ("task_signals", 1
     msg = []
     for sig in ("util_avg", "runnable_avg"):
         f = s[sig]
-        ok = ok and f["samples"] >= min_samples and f["median_abs_err"] <= med and f["p95_abs_err"] <= p95
-        msg.append("%s median %d p95 %d over %d" % (sig, f["median_abs_err"], f["p95_abs_err"], f["samples"]))
-    print(("ok" if ok else "not ok"), n, "- %s: %s vs the kernel: %s (<= %d, <= %d)" %
-          (label, name, ", ".join(msg), med, p95))
+        lim = run_p95 if sig == "runnable_avg" and name != "task_signals" else p95
+        ok = ok and f["samples"] >= min_samples and f["median_abs_err"] <= med and f["p95_abs_err"] <= lim
+        msg.append("%s median %d p95 %d over %d (<= %d, <= %d)" %
+                   (sig, f["median_abs_err"], f["p95_abs_err"], f["samples"], med, lim))
+    print(("ok" if ok else "not ok"), n, "- %s: %s vs the kernel: %s" % (label, name, ", ".join(msg)))
     n += 1
 PY
 	n=$((n + 5))
@@ -87,3 +103,4 @@ else
 fi
 n=$((n + 1))
 figures exits "$FIXDIR/groups-exits.txt.gz" 400 1000 400 500
+figures messaging "$FIXDIR/messaging-wrap.txt.gz" 800 3000 700 900 250
