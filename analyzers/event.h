@@ -40,6 +40,7 @@ enum imb_ev_kind {
 
 /* Flags in imb_event.flags. */
 #define IMB_EVF_RQ_CLOCKS	0x1	/* clock_task_ns/clock_pelt_ns are valid */
+#define IMB_EVF_GAP		0x2	/* the source lost events of its CPU just before this one */
 
 /*
  * Task group ids (next_group, parent_id): 0 unknown (offline traces),

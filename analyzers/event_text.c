@@ -240,6 +240,8 @@ int event_text_format(const struct imb_event *ev, char *buf, size_t len)
 	if (ev->flags & IMB_EVF_RQ_CLOCKS)
 		out_printf(&o, " clock_task=%" PRIu64 " clock_pelt=%" PRIu64, ev->clock_task_ns,
 			   ev->clock_pelt_ns);
+	if (ev->flags & IMB_EVF_GAP)
+		out_printf(&o, " gap=1");
 	for (f = kind_fields[ev->kind]; f->key; f++) {
 		const void *p = (const char *)ev + f->off;
 
@@ -509,7 +511,7 @@ struct line_parse {
 	struct imb_event ev;
 	const struct field *fields;	/* the kind's keys */
 	const char *kname;
-	uint32_t seen;			/* bit i: fields[i]; bit 30 clock_task, 31 clock_pelt */
+	uint32_t seen;			/* bit i: fields[i]; 29 gap, 30 clock_task, 31 clock_pelt */
 	bool have_cpu;
 	char *err;
 	size_t errlen;
@@ -595,6 +597,25 @@ static int parse_rq_clock(struct line_parse *p, const char *k, size_t klen, cons
 	return 0;
 }
 
+/* gap=1 (any kind): events of this CPU were lost just before; 0 or -EINVAL. */
+static int parse_gap(struct line_parse *p, const char *v, const char *ve, size_t col)
+{
+	uint64_t x;
+
+	if (p->seen & 1u << 29) {
+		perr(p->err, p->errlen, "%s: field gap given twice", p->kname);
+		return perr_col(p->err, p->errlen, col);
+	}
+	p->seen |= 1u << 29;
+	if (!parse_int(v, ve, 0, 1, &x)) {
+		perr(p->err, p->errlen, "%s: field gap: not 0 or 1", p->kname);
+		return perr_col(p->err, p->errlen, col);
+	}
+	if (x)
+		p->ev.flags |= IMB_EVF_GAP;
+	return 0;
+}
+
 /* A field of the kind's table (key @k), each at most once; 0 or -EINVAL. */
 static int parse_kind_field(struct line_parse *p, const char *k, size_t klen, const char *v,
 			    const char *ve, size_t col)
@@ -634,6 +655,8 @@ static int parse_pair(struct line_parse *p, const char *line, const char *s, con
 		return parse_cpu(p, eq + 1, t, col);
 	if (klen == 10 && (!memcmp(s, "clock_task", 10) || !memcmp(s, "clock_pelt", 10)))
 		return parse_rq_clock(p, s, klen, eq + 1, t, col);
+	if (klen == 3 && !memcmp(s, "gap", 3))
+		return parse_gap(p, eq + 1, t, col);
 	return parse_kind_field(p, s, klen, eq + 1, t, col);
 }
 

@@ -138,7 +138,8 @@ struct model_cpu {
 	uint64_t kcfs_ns;		/* 0: none */
 	struct imb_ev_pelt_cfs kcfs_prev;	/* the last root record of an older update */
 	uint64_t kcfs_prev_ns;		/* its event time, 0: none */
-	bool reseed;			/* a group was seeded: seed the root again */
+	bool reseed;			/* a group was seeded, or events lost: seed the root again */
+	bool gap_counts;		/* events lost: take the next root record's count at once */
 	uint64_t kvruntime;		/* kernel min/zero_vruntime, last seen */
 	int32_t tick_pid;		/* a lone update_curr() of this task here (model_tick_settle()) */
 	uint64_t tick_ns, tick_clock;	/* ... its time and run-queue clock */
@@ -259,6 +260,8 @@ struct model {
 	uint64_t out_of_order;		/* events older than the previous one */
 	uint64_t vanished;		/* running tasks replaced without a switch naming them */
 	uint64_t unseen_dequeued;	/* queued tasks the kernel's counts showed gone (model_cpu_count_check()) */
+	uint64_t gap_ns;		/* events lost before this instant (model_resync()), 0 never */
+	uint64_t resyncs;		/* ... times the engine took the kernel's values again */
 	uint64_t delays_guessed;	/* blocking switches taken as delayed dequeues without marks (model_eevdf.c) */
 	uint64_t new_tasks;		/* wake-ups of new tasks (sched_wakeup_new) */
 	uint64_t switch_out_fair;	/* fair tasks switched out */

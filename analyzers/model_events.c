@@ -752,12 +752,55 @@ void model_task_exit_autogroup(struct model *m, struct model_task *t, int cpu, u
  */
 #define MODEL_UNSEEN_NS 20000000ull
 
-void model_cpu_count_check(struct model *m, struct model_cpu *c, uint32_t k_h_nr_queued, uint64_t ts)
+/* The task waiting on @c (not running, not delayed) seen last longest ago, before @since. */
+static struct model_task *oldest_waiting(struct model *m, const struct model_cpu *c, uint64_t since)
 {
 	struct model_task *gone = NULL;
 
+	for (size_t i = 0; i < m->nr_tasks; i++) {
+		struct model_task *t = &m->tasks[i];
+
+		if (t->cpu != c->cpu || t->state != MODEL_TASK_QUEUED || !t->q_weight || t->delayed ||
+		    t->pid == c->curr || t->last_ns >= since)
+			continue;
+		if (!gone || t->last_ns < gone->last_ns)
+			gone = t;
+	}
+	return gone;
+}
+
+/* @t, which the model has waiting on @c, left it unseen: asleep from @ts. */
+static void unseen_asleep(struct model *m, struct model_cpu *c, struct model_task *t, uint64_t ts)
+{
+	model_task_pelt_update(m, t, ts);
+	task_account(t, ts);
+	if (m->has_groups)
+		task_path_update(m, t, c->cpu, ts);
+	cpu_unqueue(m, t);
+	t->state = MODEL_TASK_SLEEPING;
+	t->state_ns = ts;
+	m->unseen_dequeued++;
+}
+
+void model_cpu_count_check(struct model *m, struct model_cpu *c, uint32_t k_h_nr_queued, uint64_t ts)
+{
+	struct model_task *gone;
+
 	if (k_h_nr_queued)
 		c->k_counts = true;
+	if (c->gap_counts) {
+		/*
+		 * Events were lost (model_resync()): the tasks that blocked
+		 * unseen then are all still waiting in the model.  Take the
+		 * kernel's count at once, from those not seen since.
+		 */
+		c->gap_counts = false;
+		while (c->k_counts && c->nr_queued > k_h_nr_queued &&
+		       (gone = oldest_waiting(m, c, m->gap_ns)))
+			unseen_asleep(m, c, gone, ts);
+		c->count_excess_ns = 0;
+		return;
+	}
 	if (!c->k_counts || c->nr_queued <= k_h_nr_queued) {
 		c->count_excess_ns = 0;
 		return;
@@ -768,26 +811,10 @@ void model_cpu_count_check(struct model *m, struct model_cpu *c, uint32_t k_h_nr
 	}
 	if (ts - c->count_excess_ns < MODEL_UNSEEN_NS)
 		return;
-	for (size_t i = 0; i < m->nr_tasks; i++) {
-		struct model_task *t = &m->tasks[i];
-
-		if (t->cpu != c->cpu || t->state != MODEL_TASK_QUEUED || !t->q_weight || t->delayed ||
-		    t->pid == c->curr || t->last_ns >= c->count_excess_ns)
-			continue;
-		if (!gone || t->last_ns < gone->last_ns)
-			gone = t;
-	}
+	gone = oldest_waiting(m, c, c->count_excess_ns);
 	c->count_excess_ns = ts;	/* found or not: look again in MODEL_UNSEEN_NS */
-	if (!gone)
-		return;
-	model_task_pelt_update(m, gone, ts);
-	task_account(gone, ts);
-	if (m->has_groups)
-		task_path_update(m, gone, c->cpu, ts);
-	cpu_unqueue(m, gone);
-	gone->state = MODEL_TASK_SLEEPING;
-	gone->state_ns = ts;
-	m->unseen_dequeued++;
+	if (gone)
+		unseen_asleep(m, c, gone, ts);
 }
 
 /* A switch's prev leaves the CPU: still queued (R, R+), or blocked and dequeued. */
@@ -1391,6 +1418,7 @@ static void event_apply(struct model *m, const struct imb_event *ev)
 	case IMB_EV_LOST:
 		m->lost_events += ev->lost.count ? ev->lost.count : 1;
 		m->win_lost += ev->lost.count ? ev->lost.count : 1;
+		model_resync(m, ev->ts_ns);
 		break;
 	default:
 		break;		/* NUMA: read by the analyzers */
@@ -1554,6 +1582,8 @@ int model_event(struct model *m, const struct imb_event *ev)
 					       ev->ts_ns);
 		clock_first(m, ev);
 	}
+	if (ev->flags & IMB_EVF_GAP)
+		model_resync(m, ev->ts_ns);
 
 	cmp_after = m->has_kernel_pelt ? model_cpu_compare_pending(m, ev) : -1;
 	gcmp_after = m->nr_gpend ? model_group_compare_pending(m, ev) : false;

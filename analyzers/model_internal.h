@@ -102,5 +102,6 @@ void model_ev_pelt_plain(struct model *m, const struct imb_event *ev);
 void model_ev_pelt_se(struct model *m, const struct imb_event *ev);
 void model_group_compare_after(struct model *m);
 bool model_group_compare_pending(struct model *m, const struct imb_event *ev);
+void model_resync(struct model *m, uint64_t ts);
 
 #endif /* IMB_MODEL_INTERNAL_H */

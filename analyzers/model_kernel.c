@@ -450,6 +450,34 @@ static void ev_pelt_cfs_group(struct model *m, const struct imb_event *ev)
 	group_kernel_note(m, g, ev, true);
 }
 
+/*
+ * Events were lost before @ts: a record the source marked (the BPF ring
+ * was full, IMB_EVF_GAP), or a lost event.  Whatever the lost events would
+ * have changed is missing from the engine for good (a missed wake-up
+ * leaves a task asleep, a missed exit a dead task's load), so with the
+ * kernel's values at hand it takes them again as at the start: each root
+ * run queue from its next record (then its task count at once, not one
+ * task per 20 ms: model_cpu_count_check()), each group's run queue and
+ * entity from theirs, each task from its first record after @ts.  Those
+ * records seed and are not compared; the comparisons go on after them.
+ * Without the kernel's values (plain recordings) nothing can be taken.
+ */
+void model_resync(struct model *m, uint64_t ts)
+{
+	if (!m->has_kernel_pelt || m->opts.plain_events)
+		return;
+	m->gap_ns = ts;
+	m->resyncs++;
+	for (int i = 0; i < m->nr_cpus; i++) {
+		m->cpus[i].reseed = true;
+		m->cpus[i].gap_counts = true;
+	}
+	for (size_t i = 0; i < m->nr_groups; i++) {
+		m->groups[i].kseeded = false;
+		m->groups[i].kse_seeded = false;
+	}
+}
+
 void model_ev_pelt_cfs(struct model *m, const struct imb_event *ev)
 {
 	const struct imb_ev_pelt_cfs *k = &ev->pelt_cfs;
@@ -631,7 +659,7 @@ void model_ev_pelt_se(struct model *m, const struct imb_event *ev)
 		m->has_groups = true;
 		t->group = model_tg_internal(k->parent_id);
 	}
-	if (!t->kavg_ns || !t->pelt_valid) {
+	if (!t->kavg_ns || !t->pelt_valid || t->kavg_ns < m->gap_ns) {
 		pelt_from_kernel(&t->avg, model_task_weight(t), k->last_update_time, k->load_sum, k->runnable_sum,
 				 k->util_sum, k->period_contrib, k->load_avg, k->runnable_avg,
 				 k->util_avg);

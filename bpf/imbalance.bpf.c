@@ -14,7 +14,8 @@
  * the event's fields.  Field renames across kernels are resolved with CO-RE
  * (core_fixes.bpf.h).  Knobs are read-only globals set by the loader between
  * open and load, so the verifier prunes what is switched off.  A failed ring
- * buffer reservation is counted per CPU in `drops`; every program returns 0.
+ * buffer reservation is counted per CPU in `drops`, and the next record
+ * that CPU commits is marked (IMB_WF_GAP); every program returns 0.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -46,6 +47,14 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } drops SEC(".maps");
+
+/*
+ * Per executing CPU: a reservation failed since its last committed record.
+ * The next record committed there carries IMB_WF_GAP, so the reader knows
+ * where in the stream events went missing, not only how many (drops).  A
+ * global array: a plain load on the commit path, no map lookup.
+ */
+__u8 gap_pending[IMB_GAP_CPUS];
 
 /* The task each CPU switched to last (sched_switch), to spot unreported switches. */
 struct {
@@ -102,12 +111,14 @@ static __always_inline void *imb_reserve(__u64 size)
 
 		if (n)
 			*n += 1;	/* per-CPU slot: no other writer */
+		gap_pending[bpf_get_smp_processor_id() & (IMB_GAP_CPUS - 1)] = 1;
 	}
 	return rec;
 }
 
 /*
- * Commit @rec of @size bytes.  A wake-up per record would make the reader's
+ * Commit @rec of @size bytes, marked IMB_WF_GAP when a reservation on this
+ * CPU failed since its last commit.  A wake-up per record would make the reader's
  * own switches a good part of the load, and forcing one on every record once
  * the reader is behind floods irq_work: wake it only when this record
  * crosses wakeup_bytes or half the ring; below that the reader's poll
@@ -115,7 +126,13 @@ static __always_inline void *imb_reserve(__u64 size)
  */
 static __always_inline void imb_submit(void *rec, __u64 size)
 {
+	__u32 cpu = bpf_get_smp_processor_id() & (IMB_GAP_CPUS - 1);
 	__u64 flags = 0;
+
+	if (gap_pending[cpu]) {
+		gap_pending[cpu] = 0;
+		((struct imb_wire_hdr *)rec)->flags |= IMB_WF_GAP;
+	}
 
 	if (wakeup_bytes) {
 		__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);

@@ -41,6 +41,10 @@ enum imb_wire_kind {
 #define IMB_WF_CLOCKS		0x1	/* clock_task/clock_pelt/lost_idle_time valid */
 #define IMB_WF_LOST_IDLE	0x2	/* the kernel has rq->lost_idle_time */
 #define IMB_WF_HOOK		0x4	/* PELT record from the update_load_avg() hook */
+#define IMB_WF_GAP		0x8	/* records of this CPU were lost just before (ring full) */
+
+/* gap_pending[] slots: CPUs beyond share a slot (at worst a mark too many). */
+#define IMB_GAP_CPUS		4096
 
 /*
  * Cgroup ids of autogroups: an autogroup's task_group has no cgroup, so the

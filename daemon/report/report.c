@@ -228,6 +228,7 @@ static void json_run_pelt(struct json *j, const struct model *m)
 	json_err_hists(j, "group_entity_signals", m->err_group_se);
 	json_kv_uint(j, "unseen_dequeues", m->unseen_dequeued);
 	json_kv_uint(j, "guessed_delays", m->delays_guessed);
+	json_kv_uint(j, "resyncs", m->resyncs);
 	pelt_expect_get(m, &e);
 	window_json_pelt_expect(j, &e);
 	json_object_end(j);
@@ -317,6 +318,9 @@ static void text_header(FILE *f, const struct report_run *r, uint64_t span)
 		" lost%s\n", r->path, r->info->format, r->info->clock[0] ? r->info->clock : "?",
 		w->nr_cpus, (double)span / 1e9, m->events, m->lost_events,
 		r->info->truncated ? " (TRUNCATED)" : "");
+	if (m->resyncs)
+		fprintf(f, "events lost: the engine took the kernel's PELT values again %" PRIu64
+			" times\n", m->resyncs);
 	fprintf(f, "CPU time from %s\n\n", m->has_runtime_events ? "sched_stat_runtime" :
 		"sched_switch intervals");
 }

@@ -274,6 +274,8 @@ static struct imb_event *event_begin(struct source_bpf *s, const struct imb_wire
 	ev->ts_ns = h->ts_ns;
 	ev->cpu = (int32_t)h->cpu;
 	ev->kind = kind;
+	if (h->flags & IMB_WF_GAP)
+		ev->flags |= IMB_EVF_GAP;
 	if (h->flags & IMB_WF_CLOCKS) {
 		ev->flags |= IMB_EVF_RQ_CLOCKS;
 		ev->clock_task_ns = h->clock_task;

@@ -216,10 +216,17 @@ fi
 rc=$?
 lost=$(sed -n 's/^imbalanced: record: .*: [0-9]* events written, \([0-9]*\) lost.*/\1/p' "$T/lost.err")
 flost=$(zcat "$T/lost.events.gz" | awk '$2 == "lost" { for (i = 3; i <= NF; i++) if ($i ~ /^count=/) n += substr($i, 7) } END { print n + 0 }')
-alost=$("$IMB" analyze --json "$T/lost.events.gz" 2>/dev/null | jq '.lost_events')
+"$IMB" analyze --json "$T/lost.events.gz" >"$T/lost.json" 2>/dev/null
+alost=$(jq '.lost_events' "$T/lost.json")
 echo "# 64 KiB ring: summary ${lost:-?} lost, the file's lost events count $flost, analyze $alost"
 [ "$rc" = 0 ] && [ -n "$lost" ] && [ "$lost" -gt 0 ] && [ "$flost" = "$lost" ] && [ "$alost" = "$lost" ]
 ok $? "lost events: counted at the end, kept in the file as lost events, and analyze agrees"
+# where: the first record each CPU commits after a failed reservation is
+# marked gap=1, and the engine takes the kernel's values again from there
+gaps=$(zcat "$T/lost.events.gz" | grep -c ' gap=1')
+resyncs=$(jq '.pelt.resyncs' "$T/lost.json")
+[ "$gaps" -gt 0 ] && [ "${resyncs:-0}" -ge "$gaps" ]
+ok $? "lost events: $gaps records marked gap=1 where they went missing, $resyncs resyncs of the engine"
 
 echo "1..$n"
 exit $fail

@@ -136,6 +136,8 @@ static void random_event(struct imb_event *e)
 		e->clock_task_ns = rval();
 		e->clock_pelt_ns = rval();
 	}
+	if (rnd() % 8 == 0)
+		e->flags |= IMB_EVF_GAP;
 	switch (e->kind) {
 	case IMB_EV_SWITCH:
 		random_switch(e);
@@ -287,6 +289,8 @@ static void test_errors(void)
 	expect_err("10 switch cpu=0 prev_pid", "is not key=value");
 	expect_err("10 switch cpu=0 color=red", "unknown field 'color'");
 	expect_err("10 switch cpu=0 prev_pid=1 prev_pid=2", "field prev_pid given twice");
+	expect_err("10 switch cpu=0 gap=2", "field gap: not 0 or 1");
+	expect_err("10 switch cpu=0 gap=1 gap=1", "field gap given twice");
 	expect_err("10 switch cpu=0 prev_state=Q", "field prev_state");
 	expect_err("10 wakeup cpu=0 pid=abc", "field pid: not a 32-bit integer");
 	expect_err("10 wakeup cpu=0 pid=3000000000", "field pid: not a 32-bit integer");

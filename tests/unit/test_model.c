@@ -605,6 +605,71 @@ static void test_unseen_dequeue(void)
 }
 
 /*
+ * Events lost: tasks 911 and 912 share CPU 0 (root group), compared with
+ * the kernel's root records for 600 ms; then 912 blocks among events the
+ * source lost, and 911's next tick is the first record after the gap
+ * (IMB_EVF_GAP when @gap).  The kernel's next root record counts one task
+ * and a runnable_avg of 777.  Returns the root's runnable_avg right after
+ * that record; *@samples the CPU samples compared in all, *@state 912's
+ * state then, *@resyncs the model's count of them.
+ */
+static uint64_t gap_run(bool gap, uint64_t *samples, int *state, uint64_t *resyncs)
+{
+	struct model *m = new_model(1);
+	struct imb_event e;
+	uint64_t run;
+
+	swg(m, 1 * MS, 0, 0, 0, 911, IMB_TG_ROOT);
+	wakeup(m, 1 * MS + 1000, 912, 0, false);
+	swg(m, 2 * MS, 0, 911, IMB_STATE_PREEMPTED, 912, IMB_TG_ROOT);
+	swg(m, 3 * MS, 0, 912, IMB_STATE_PREEMPTED, 911, IMB_TG_ROOT);
+	for (uint64_t t = 4 * MS; t <= 600 * MS; t += 4 * MS) {
+		runtime(m, t, 0, 911, 4 * MS);
+		root_rec(m, t + 1000, 2);
+	}
+	e = ev_clock(604 * MS, 0, IMB_EV_RUNTIME, 604 * MS);
+	e.runtime.pid = 911;
+	e.runtime.runtime_ns = 4 * MS;
+	if (gap)
+		e.flags |= IMB_EVF_GAP;
+	feed(m, e);
+	e = ev_clock(604 * MS + 1000, 0, IMB_EV_PELT_CFS, 604 * MS + 1000);
+	e.pelt_cfs.root = 1;
+	e.pelt_cfs.last_update_time = 604 * MS + 1000;
+	e.pelt_cfs.h_nr_queued = e.pelt_cfs.h_nr_runnable = e.pelt_cfs.nr_queued = 1;
+	e.pelt_cfs.runnable_avg = 777;
+	feed(m, e);
+	run = m->cpus[0].cfs.avg.runnable_avg;
+	*state = model_task_find(m, 912)->state;
+	runtime(m, 608 * MS, 0, 911, 4 * MS);
+	root_rec(m, 608 * MS + 1000, 1);
+	model_advance(m, 610 * MS);
+	*samples = m->err_cpu[MODEL_SIG_RUNNABLE].samples;
+	*resyncs = m->resyncs;
+	model_free(m);
+	return run;
+}
+
+static void test_gap_resync(void)
+{
+	uint64_t n_gap, n_plain, r_gap, r_plain, run_gap, run_plain;
+	int st_gap = -1, st_plain = -1;
+
+	run_gap = gap_run(true, &n_gap, &st_gap, &r_gap);
+	run_plain = gap_run(false, &n_plain, &st_plain, &r_plain);
+	ok(r_gap == 1 && run_gap == 777 && st_gap == MODEL_TASK_SLEEPING && n_gap + 1 == n_plain,
+	   "after a gap the next root record seeds the root again (runnable_avg %llu), is not "
+	   "compared (%llu samples, %llu without the gap), and its count is taken at once "
+	   "(the task that blocked unseen: state %d)",
+	   (unsigned long long)run_gap, (unsigned long long)n_gap, (unsigned long long)n_plain,
+	   st_gap);
+	ok(r_plain == 0 && run_plain != 777 && st_plain == MODEL_TASK_QUEUED,
+	   "without one, the same record is compared with the engine's own values (runnable_avg "
+	   "%llu) and the count waits 20 ms (state %d)",
+	   (unsigned long long)run_plain, st_plain);
+}
+
+/*
  * Delays guessed where the events do not mark them (model_eevdf.c): two
  * tasks woken together on CPU 0; the first runs 4 ms while the second
  * waits, then blocks.  Threads of one process (@same_tgid) share a run
@@ -1446,6 +1511,7 @@ int main(void)
 	test_tick_updates_levels();
 	test_late_switch_uses_its_clock();
 	test_first_clock_of_a_cpu();
+	test_gap_resync();
 	test_unseen_dequeue();
 	test_guessed_delays();
 	test_guess_reads_kernel_runtime();
