@@ -22,7 +22,10 @@
 # from the live stream.
 #
 # With PELT_ACCURACY_KEEP=DIR each case's recording and live report are
-# kept in DIR (NAME.events.gz, NAME.live.json) for a closer look.
+# kept in DIR (NAME.events.gz, NAME.live.json) for a closer look; without
+# it, the recording of a case where any figure missed is kept as
+# ${TMPDIR:-/tmp}/pelt-accuracy-NAME-PID.events.gz (its path printed), so
+# a miss that does not come back can still be read.
 #
 # Cases (10 s each, --quick 2 s):
 #   busy         3 busy threads (tests/helpers/hogs --threads 3) on the 2 CPUs
@@ -171,9 +174,9 @@ EOF
 done
 
 [ -s "$tmp/done" ] || die "no case ran"
-python3 - "$tmp" <<'EOF'
-import json, os, sys
-tmp = sys.argv[1]
+python3 - "$tmp" "${PELT_ACCURACY_KEEP:-}" "${TMPDIR:-/tmp}" "$$" <<'EOF'
+import json, os, shutil, sys
+tmp, keep, keep_dir, pid = sys.argv[1:5]
 MED, P95 = 4, 16
 def rd(name, ext):
     p = os.path.join(tmp, name + ext)
@@ -201,15 +204,22 @@ for name in rd("done", "").split():
     # task groups: their run queues and their entities in the parent
     if off["pelt"].get("group_signals", {}).get("util_avg", {}).get("samples"):
         rows += [("group", "group_signals"), ("gr.ent", "group_entity_signals")]
+    missed = False
     for ent, key in rows:
         for sig in ("util_avg", "runnable_avg", "load_avg"):
             a, b, c = live["pelt"][key][sig], off["pelt"][key][sig], plain["pelt"][key][sig]
             tgt = sig != "load_avg"
             pl = (f"{c['median_abs_err']:13d} {c['p95_abs_err']:5d}" if c["samples"] else f"{'-':>13} {'-':>5}")
+            marks = [mark(a, tgt), mark(b, tgt)] + ([mark(c, tgt)] if c["samples"] else [])
+            missed = missed or "MISSED" in marks
             print(f"  {ent:6} {sig:13} {a['median_abs_err']:12d} {a['p95_abs_err']:5d} {a['samples']:8d}  "
                   f"{b['median_abs_err']:15d} {b['p95_abs_err']:5d} {b['samples']:8d}  {pl}  "
-                  f"live {mark(a, tgt)}, offline {mark(b, tgt)}"
-                  + (f", plain {mark(c, tgt)}" if c["samples"] else ""))
+                  f"live {marks[0]}, offline {marks[1]}"
+                  + (f", plain {marks[2]}" if c["samples"] else ""))
+    if missed and not keep:
+        dst = os.path.join(keep_dir, f"pelt-accuracy-{name}-{pid}.events.gz")
+        shutil.copy(os.path.join(tmp, name + ".events.gz"), dst)
+        print(f"  a figure missed: the recording is kept as {dst}")
     print(f"  live and offline figures {'identical (the recording replays the live stream)' if same else 'DIFFER'}")
     if name == "cgroup":
         cid = int(rd("cgroup", ".id"))
