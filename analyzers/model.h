@@ -125,6 +125,7 @@ struct model_cpu {
 	uint64_t pelt_last;		/* last PELT clock used (never goes back) */
 	uint64_t offset_ts;		/* when pelt_offset was last set, 0 never */
 	uint64_t count_excess_ns;	/* since when the root records count fewer tasks than the model, 0 not */
+	uint64_t delay_excess_lut;	/* a root record's instant that counted fewer delayed tasks, 0 none */
 	bool k_counts;			/* the root records have shown a task count */
 	uint64_t ev_clock;		/* the event being applied: its run queue's PELT clock, */
 	uint64_t ev_clock_ts;		/* ... and its time (0: the event carries none for this CPU) */
@@ -259,7 +260,7 @@ struct model {
 	size_t tgid_hint_cap, nr_tgid_hints;
 	uint64_t out_of_order;		/* events older than the previous one */
 	uint64_t vanished;		/* running tasks replaced without a switch naming them */
-	uint64_t unseen_dequeued;	/* queued tasks the kernel's counts showed gone (model_cpu_count_check()) */
+	uint64_t unseen_dequeued;	/* queued or delayed tasks the kernel's counts showed gone (model_cpu_count_check()) */
 	uint64_t gap_ns;		/* events lost before this instant (model_resync()), 0 never */
 	uint64_t resyncs;		/* ... times the engine took the kernel's values again */
 	uint64_t delays_guessed;	/* blocking switches taken as delayed dequeues without marks (model_eevdf.c) */

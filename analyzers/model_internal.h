@@ -31,7 +31,8 @@
 int model_cpu_grow(struct model *m, int cpu);
 struct model_task *model_task_get(struct model *m, int32_t pid, uint64_t ts);
 void model_task_note(struct model_task *t, const char *comm, int prio, uint64_t ts);
-void model_cpu_count_check(struct model *m, struct model_cpu *c, uint32_t k_h_nr_queued, uint64_t ts);
+void model_cpu_count_check(struct model *m, struct model_cpu *c, uint32_t k_h_nr_queued, uint64_t lut,
+			   uint64_t ts);
 void model_chain_hold(struct model *m, int cpu, uint64_t id, int d);
 /*
  * A run queue's load.weight @w when one of its entities changes weight

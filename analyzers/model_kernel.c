@@ -499,7 +499,7 @@ void model_ev_pelt_cfs(struct model *m, const struct imb_event *ev)
 		model_cpu_offset_bound(c, (int64_t)k->last_update_time - (int64_t)ev->ts_ns, ev->ts_ns);
 	model_cpu_account(c, ev->ts_ns);
 	if (m->has_groups)
-		model_cpu_count_check(m, c, k->h_nr_queued, ev->ts_ns);
+		model_cpu_count_check(m, c, k->h_nr_queued, k->last_update_time, ev->ts_ns);
 	if (!c->kcfs_ns || c->reseed) {
 		c->reseed = false;
 		c->cmp_pending = false;

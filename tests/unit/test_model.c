@@ -1167,6 +1167,50 @@ static void test_group_held_by_delayed_tasks(void)
 }
 
 /*
+ * Tasks 931 and 932 share CPU 0 in one group; the running one blocks with
+ * its dequeue delayed.  The pick dequeues it within the same PELT period
+ * (no record of its own), and the root records that follow count only the
+ * other (h_nr_queued 1).  After two such records of different instants
+ * (@records 2) its delay has ended with the walk's refresh of the group
+ * entity's runnable weight (2 -> 1); after one it waits.  Returns whether
+ * it is still delayed; *@weight the entity's runnable weight.
+ */
+static bool counted_out_run(int records, unsigned int *weight)
+{
+	struct model *m = new_model(1);
+	const struct model_group *g;
+	const struct model_task *d;
+	uint64_t t;
+	bool delayed;
+	int cur;
+
+	swg(m, 1 * MS, 0, 0, 0, 931, AG(31));
+	wakeup(m, 1 * MS + 1000, 932, 0, false);
+	t = share_cpu0_group(m, 1 * MS, 30 * MS, 931, 932, AG(31));
+	cur = m->cpus[0].curr;
+	sw_delayed(m, t + 100000, cur, cur == 931 ? 932 : 931, AG(31));
+	for (int i = 1; i <= records; i++)
+		root_rec(m, t + 100000 + (uint64_t)i * MS, 1);
+	d = model_task_find(m, cur);
+	g = model_group_find(m, 0, AG(31));
+	delayed = d && d->delayed;
+	*weight = g ? g->se_runnable : 0;
+	model_free(m);
+	return delayed;
+}
+
+static void test_delay_counted_out(void)
+{
+	unsigned int w1 = 0, w2 = 0;
+	bool one = counted_out_run(1, &w1), two = counted_out_run(2, &w2);
+
+	ok(one && w1 == 2 && !two && w2 == 1,
+	   "a delayed task the root records stop counting (two instants) is dequeued, its group "
+	   "entity's runnable weight refreshed (%u); after one record it waits (delayed %d, %u)",
+	   w2, one, w1);
+}
+
+/*
  * The balancer moves a task whose dequeue is delayed: its own record (the
  * detach) comes just before sched_migrate_task.  It is still queued, so
  * its averages leave CPU 0 and join CPU 1 at once, where it stays delayed
@@ -1524,6 +1568,7 @@ int main(void)
 	test_group_renice_while_queued();
 	test_class_change_while_queued();
 	test_group_held_by_delayed_tasks();
+	test_delay_counted_out();
 	test_delayed_task_migrated_by_balancer();
 	test_idle_pick_after_the_blocking_dequeue();
 	test_group_migration_and_removal();
