@@ -292,11 +292,13 @@ void model_task_delay_end(struct model *m, struct model_task *t, uint64_t now, b
 	}
 }
 
-/* The CPU goes idle: the pick took every delayed task there off (at @ts). */
-static void cpu_end_delays(struct model *m, struct model_cpu *c, uint64_t ts)
+/*
+ * Picks took every delayed task on @c off, with their walks, at PELT time
+ * @now (@ts: the event's time): the CPU going idle, or root records that
+ * count none of them (delays_counted_out()).
+ */
+static void cpu_end_delays(struct model *m, struct model_cpu *c, uint64_t ts, uint64_t now)
 {
-	uint32_t left = 0;
-
 	if (!c->nr_delayed)
 		return;
 	for (size_t i = 0; i < m->nr_tasks; i++) {
@@ -305,11 +307,9 @@ static void cpu_end_delays(struct model *m, struct model_cpu *c, uint64_t ts)
 		if (t->delayed && t->cpu == c->cpu) {
 			if (model_guess_delays(m))
 				model_eevdf_leave(m, t, c->cpu, ts);
-			model_task_delay_end(m, t, pelt_now(c, ts), true);
-			left++;
+			model_task_delay_end(m, t, now, true);
 		}
 	}
-	(void)left;
 	c->nr_delayed = 0;
 }
 
@@ -800,7 +800,7 @@ static void unseen_asleep(struct model *m, struct model_cpu *c, struct model_tas
  * tasks, which ones the pick took is not known, and none is ended.
  */
 static void delays_counted_out(struct model *m, struct model_cpu *c, uint32_t k_h_nr_queued,
-			       uint64_t lut)
+			       uint64_t lut, uint64_t ts)
 {
 	if (!c->nr_delayed || k_h_nr_queued != c->nr_queued) {
 		c->delay_excess_lut = 0;
@@ -815,16 +815,9 @@ static void delays_counted_out(struct model *m, struct model_cpu *c, uint32_t k_
 	 * are past it by now, so the walk refreshes the entities' runnable
 	 * weights without integrating the time since with one task too many.
 	 */
-	lut = c->delay_excess_lut;
+	m->unseen_dequeued += c->nr_delayed;
+	cpu_end_delays(m, c, ts, c->delay_excess_lut);
 	c->delay_excess_lut = 0;
-	for (size_t i = 0; i < m->nr_tasks && c->nr_delayed; i++) {	/* all of them: none is left */
-		struct model_task *t = &m->tasks[i];
-
-		if (t->delayed && t->cpu == c->cpu) {
-			model_task_delay_end(m, t, lut, true);
-			m->unseen_dequeued++;
-		}
-	}
 }
 
 void model_cpu_count_check(struct model *m, struct model_cpu *c, uint32_t k_h_nr_queued, uint64_t lut,
@@ -835,7 +828,7 @@ void model_cpu_count_check(struct model *m, struct model_cpu *c, uint32_t k_h_nr
 	if (k_h_nr_queued)
 		c->k_counts = true;
 	if (c->k_counts && !model_guess_delays(m))
-		delays_counted_out(m, c, k_h_nr_queued, lut);
+		delays_counted_out(m, c, k_h_nr_queued, lut, ts);
 	if (c->gap_counts) {
 		/*
 		 * Events were lost (model_resync()): the tasks that blocked
@@ -1039,8 +1032,8 @@ static void ev_switch(struct model *m, const struct imb_event *ev)
 	 * Going idle, the pick dequeues every delayed task, after the blocking
 	 * prev's dequeue has brought each level up to now with its counts.
 	 */
-	if (model_pid_is_idle(s->next_pid))
-		cpu_end_delays(m, c, ts);
+	if (model_pid_is_idle(s->next_pid) && c->nr_delayed)
+		cpu_end_delays(m, c, ts, pelt_now(c, ts));
 	if (nfair && m->has_groups)
 		task_path_update_to(m, nt, ev->cpu, stop, ts);
 
