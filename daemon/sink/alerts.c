@@ -40,6 +40,7 @@
 struct cond {
 	char kind[24];
 	char subject[64];
+	uint32_t key;		/* cond_key() of kind and subject */
 	bool used;
 	bool seen;		/* reported in the current window */
 	bool fired;
@@ -90,9 +91,26 @@ void alerts_config(struct alerts *a, const struct config *cfg)
 	a->cfg = *cfg;
 }
 
+/*
+ * A hash of a condition's kind and subject, so that the search for each
+ * finding of a window compares strings only where it will likely match (a
+ * host with hundreds of jobs has hundreds of findings each window).
+ */
+static uint32_t cond_key(const char *kind, const char *subject)
+{
+	uint32_t h = 2166136261u;
+
+	for (const char *p = kind; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	for (const char *p = subject; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return h;
+}
+
 static struct cond *cond_get(struct alerts *a, const char *kind, const char *subject)
 {
 	struct cond *free_slot = NULL;
+	uint32_t key = cond_key(kind, subject);
 
 	for (int i = 0; i < ALERTS_MAX_CONDS; i++) {
 		struct cond *c = &a->conds[i];
@@ -102,7 +120,7 @@ static struct cond *cond_get(struct alerts *a, const char *kind, const char *sub
 				free_slot = c;
 			continue;
 		}
-		if (!strcmp(c->kind, kind) && !strcmp(c->subject, subject))
+		if (c->key == key && !strcmp(c->kind, kind) && !strcmp(c->subject, subject))
 			return c;
 	}
 	if (!free_slot) {
@@ -117,6 +135,7 @@ static struct cond *cond_get(struct alerts *a, const char *kind, const char *sub
 	free_slot->used = true;
 	snprintf(free_slot->kind, sizeof(free_slot->kind), "%s", kind);
 	snprintf(free_slot->subject, sizeof(free_slot->subject), "%s", subject);
+	free_slot->key = cond_key(free_slot->kind, free_slot->subject);
 	return free_slot;
 }
 
