@@ -123,12 +123,13 @@ void flightrec_add(struct flightrec *fr, const struct imb_event *ev)
 	size_t tail;
 
 	fr->ev[fr->head] = *ev;
-	fr->head = (fr->head + 1) % fr->cap;
+	if (++fr->head == fr->cap)
+		fr->head = 0;
 	if (fr->n < fr->cap)
 		fr->n++;
 	/* drop what fell out of the time window */
 	while (fr->n > 1) {
-		tail = (fr->head + fr->cap - fr->n) % fr->cap;
+		tail = fr->head >= fr->n ? fr->head - fr->n : fr->head + fr->cap - fr->n;
 		if (ev->ts_ns - fr->ev[tail].ts_ns <= fr->window_ns)
 			break;
 		fr->n--;
