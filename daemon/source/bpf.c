@@ -57,6 +57,7 @@ struct source_bpf {
 	struct held *heap;
 	size_t head, nr_held, cap_held;
 	unsigned int low_polls;		/* polls in a row the buffer was under a quarter full */
+	size_t poll_peak;		/* records held after this poll's reads, before delivery */
 	uint64_t seq;
 	uint64_t last_ts;		/* last delivered timestamp */
 	/* counters */
@@ -146,17 +147,21 @@ static struct imb_event *heap_slot(struct source_bpf *s)
 /*
  * A reader that fell behind (a loaded host, a burst) grows the buffer to a
  * whole ring's worth of records; give that memory back once it has stayed
- * drained for HEAP_SHRINK_POLLS polls in a row (at once, a busy reader
- * would give it back and fault it in again every poll).
+ * under a quarter full for HEAP_SHRINK_POLLS polls in a row (at once, a
+ * busy reader would give it back and fault it in again every poll).  Full
+ * as it was after the poll's reads, not after its delivery: a steady load
+ * brings a wake-up's worth of records each poll and leaves a few held.
  */
 #define HEAP_SHRINK_POLLS	64
 
 static void heap_shrink(struct source_bpf *s)
 {
 	size_t cap = s->cap_held;
+	size_t used = s->poll_peak > s->nr_held ? s->poll_peak : s->nr_held;
 	struct held *h;
 
-	if (cap <= 4096 || s->nr_held * 4 >= cap) {
+	s->poll_peak = 0;
+	if (cap <= 4096 || used * 4 >= cap) {
 		s->low_polls = 0;
 		return;
 	}
@@ -767,6 +772,7 @@ int source_bpf_poll(struct source_bpf *s, int timeout_ms, imb_event_fn fn, void 
 	 * now; those not yet read were reserved after the newest one read, so
 	 * (within the reorder window) none is older than it.
 	 */
+	s->poll_peak = s->nr_held;
 	until = s->yielded && s->max_ts < now ? s->max_ts : now;
 	until = until > s->reorder_ns ? until - s->reorder_ns : 0;
 	if (until > s->watermark)
