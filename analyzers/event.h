@@ -169,6 +169,12 @@ struct imb_ev_lost {
 	 * CPU it does not say: cpu is 0 then
 	 */
 	uint32_t skipped;
+	/*
+	 * 1: the source also marked the first event it delivered on that CPU
+	 * after the loss (IMB_EVF_GAP), where the engine takes the kernel's
+	 * values again; this event only counts
+	 */
+	uint32_t marked;
 };
 
 struct imb_event {

@@ -144,6 +144,7 @@ static const struct field f_vruntime[] = {
 static const struct field f_lost[] = {
 	{ "count", F_U64, EV(lost.count) },
 	{ "skipped", F_U32, EV(lost.skipped) },
+	{ "marked", F_U32, EV(lost.marked) },
 	{ NULL, 0, 0 },
 };
 

@@ -1459,7 +1459,8 @@ static void event_apply(struct model *m, const struct imb_event *ev)
 	case IMB_EV_LOST:
 		m->lost_events += ev->lost.count ? ev->lost.count : 1;
 		m->win_lost += ev->lost.count ? ev->lost.count : 1;
-		model_resync(m, ev->ts_ns);
+		if (!ev->lost.marked)
+			model_resync(m, ev->ts_ns);	/* else at the marked event */
 		break;
 	default:
 		break;		/* NUMA: read by the analyzers */

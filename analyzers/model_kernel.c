@@ -452,7 +452,9 @@ static void ev_pelt_cfs_group(struct model *m, const struct imb_event *ev)
 
 /*
  * Events were lost before @ts: a record the source marked (the BPF ring
- * was full, IMB_EVF_GAP), or a lost event.  Whatever the lost events would
+ * was full, IMB_EVF_GAP), or a lost event the source did not mark (a
+ * marked one, the count of a loss whose mark comes on that CPU's next
+ * record, only counts).  Whatever the lost events would
  * have changed is missing from the engine for good (a missed wake-up
  * leaves a task asleep, a missed exit a dead task's load), so with the
  * kernel's values at hand it takes them again as at the start: each root
@@ -465,6 +467,13 @@ static void ev_pelt_cfs_group(struct model *m, const struct imb_event *ev)
 void model_resync(struct model *m, uint64_t ts)
 {
 	if (!m->has_kernel_pelt || m->opts.plain_events)
+		return;
+	/*
+	 * The same gap again: a root record and the vruntime event taken from
+	 * it carry one mark.  Flagging anew would make the CPU whose record
+	 * just seeded it seed once more.
+	 */
+	if (m->resyncs && ts == m->gap_ns)
 		return;
 	m->gap_ns = ts;
 	m->resyncs++;

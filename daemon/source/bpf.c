@@ -710,6 +710,7 @@ static int drops_collect(struct source_bpf *s, uint64_t now)
 		ev->cpu = cpu;
 		ev->kind = IMB_EV_LOST;
 		ev->lost.count = d;
+		ev->lost.marked = 1;	/* the CPU's next record carries IMB_WF_GAP */
 		heap_push_commit(s);
 	}
 	return 0;

@@ -189,6 +189,7 @@ static void random_event(struct imb_event *e)
 	case IMB_EV_LOST:
 		e->lost.count = rval();
 		e->lost.skipped = (uint32_t)rval() & 1;
+		e->lost.marked = (uint32_t)rval() & 1;
 		break;
 	}
 }

@@ -670,6 +670,78 @@ static void test_gap_resync(void)
 }
 
 /*
+ * One mark, one resync: task 921 runs alone on CPU 0 under the kernel's
+ * root records.  A marked root record and the vruntime event taken from
+ * it (one BPF record: the same instant, both marked) resync once, and the
+ * record after them is compared again; a lost event the source marked
+ * only counts; an unmarked one resyncs.
+ */
+static void test_gap_marks(void)
+{
+	const uint64_t b = 600 * MS;	/* past the comparisons' warm-up */
+	struct model *m = new_model(1);
+	struct imb_event e;
+	uint64_t s[4], r[4];
+
+	swg(m, 1 * MS, 0, 0, 0, 921, IMB_TG_ROOT);
+	for (uint64_t t = 4 * MS; t <= b; t += 4 * MS) {
+		runtime(m, t, 0, 921, 4 * MS);
+		root_rec(m, t + 1000, 1);
+	}
+	runtime(m, b + 4 * MS, 0, 921, 4 * MS);
+	e = ev_clock(b + 4 * MS + 1000, 0, IMB_EV_PELT_CFS, b + 4 * MS + 1000);
+	e.flags |= IMB_EVF_GAP;
+	e.pelt_cfs.root = 1;
+	e.pelt_cfs.last_update_time = b + 4 * MS + 1000;
+	e.pelt_cfs.h_nr_queued = e.pelt_cfs.h_nr_runnable = e.pelt_cfs.nr_queued = 1;
+	e.pelt_cfs.runnable_avg = e.pelt_cfs.util_avg = 1000;
+	feed(m, e);
+	e = ev_clock(b + 4 * MS + 1000, 0, IMB_EV_VRUNTIME, b + 4 * MS + 1000);
+	e.flags |= IMB_EVF_GAP;
+	feed(m, e);
+	/*
+	 * A sample is counted when a root record of another instant follows
+	 * (model_cpu_commit()): each s[] is read after the record that counts
+	 * the one before it.
+	 */
+	runtime(m, b + 8 * MS, 0, 921, 4 * MS);
+	root_rec(m, b + 8 * MS + 1000, 1);
+	s[0] = m->err_cpu[MODEL_SIG_RUNNABLE].samples;
+	r[0] = m->resyncs;
+	runtime(m, b + 12 * MS, 0, 921, 4 * MS);
+	e = ev_base(b + 12 * MS + 500, 0, IMB_EV_LOST);
+	e.lost.count = 3;
+	e.lost.marked = 1;
+	feed(m, e);
+	root_rec(m, b + 12 * MS + 1000, 1);
+	s[1] = m->err_cpu[MODEL_SIG_RUNNABLE].samples;
+	r[1] = m->resyncs;
+	runtime(m, b + 16 * MS, 0, 921, 4 * MS);
+	e.ts_ns = b + 16 * MS + 500;
+	e.lost.marked = 0;
+	feed(m, e);
+	root_rec(m, b + 16 * MS + 1000, 1);
+	s[2] = m->err_cpu[MODEL_SIG_RUNNABLE].samples;
+	r[2] = m->resyncs;
+	runtime(m, b + 20 * MS, 0, 921, 4 * MS);
+	root_rec(m, b + 20 * MS + 1000, 1);
+	s[3] = m->err_cpu[MODEL_SIG_RUNNABLE].samples;
+	r[3] = m->resyncs;
+	ok(r[0] == 1 && s[0] > 0 && s[1] == s[0] + 1,
+	   "a record and its vruntime event, marked at one instant, resync once (%llu) and the "
+	   "next record is compared (samples %llu -> %llu)", (unsigned long long)r[0],
+	   (unsigned long long)s[0], (unsigned long long)s[1]);
+	ok(r[1] == 1 && s[2] == s[1] + 1 && m->lost_events == 6,
+	   "a marked lost event counts (%llu lost) without a resync (%llu; samples %llu -> %llu)",
+	   (unsigned long long)m->lost_events, (unsigned long long)r[1],
+	   (unsigned long long)s[1], (unsigned long long)s[2]);
+	ok(r[2] == 2 && s[3] == s[2],
+	   "an unmarked one resyncs (%llu) and the next record seeds (samples %llu -> %llu)",
+	   (unsigned long long)r[2], (unsigned long long)s[2], (unsigned long long)s[3]);
+	model_free(m);
+}
+
+/*
  * Delays guessed where the events do not mark them (model_eevdf.c): two
  * tasks woken together on CPU 0; the first runs 4 ms while the second
  * waits, then blocks.  Threads of one process (@same_tgid) share a run
@@ -1556,6 +1628,7 @@ int main(void)
 	test_late_switch_uses_its_clock();
 	test_first_clock_of_a_cpu();
 	test_gap_resync();
+	test_gap_marks();
 	test_unseen_dequeue();
 	test_guessed_delays();
 	test_guess_reads_kernel_runtime();
