@@ -21,6 +21,12 @@
 # live and offline figures differ only if the replay of the file differs
 # from the live stream.
 #
+# Each case also counts the new tasks in its recording: the workload's
+# (what `record` started, and its descendants) and the others the host
+# started meanwhile.  Plain mode has to guess which task group a new task
+# starts in, and a wrong guess of another session's task shows in the CPU
+# figures for 100 ms: a plain miss beside many others is that guess.
+#
 # With PELT_ACCURACY_KEEP=DIR each case's recording and live report are
 # kept in DIR (NAME.events.gz, NAME.live.json) for a closer look; without
 # it, the recording of a case where any figure missed is kept as
@@ -175,8 +181,35 @@ done
 
 [ -s "$tmp/done" ] || die "no case ran"
 python3 - "$tmp" "${PELT_ACCURACY_KEEP:-}" "${TMPDIR:-/tmp}" "$$" <<'EOF'
-import json, os, shutil, sys
+import gzip, json, os, shutil, sys
 tmp, keep, keep_dir, pid = sys.argv[1:5]
+def new_tasks(name):
+    # (the workload's new tasks, the host's others) in the recording: the
+    # workload is what `record` forked (child_comm "imbalanced", before its
+    # exec) and its descendants; a recording without group ids (plain)
+    # can only guess the others' groups, and a wrong guess shows in the
+    # CPU figures for the next 100 ms (doc/pelt.md)
+    parent, root = {}, None
+    with gzip.open(os.path.join(tmp, name + ".events.gz"), "rt") as f:
+        for line in f:
+            w = line.split()
+            if len(w) < 2 or w[1] != "fork":
+                continue
+            kv = dict(x.split("=", 1) for x in w[2:] if "=" in x)
+            child = int(kv.get("child_pid", 0))
+            parent[child] = int(kv.get("parent_pid", 0))
+            if root is None and kv.get("child_comm") == "imbalanced":
+                root = child
+    def ours(p):
+        for _ in range(64):
+            if p == root:
+                return True
+            if p not in parent:
+                return False
+            p = parent[p]
+        return False
+    mine = sum(1 for c in parent if ours(c))
+    return mine, len(parent) - mine
 MED, P95 = 4, 16
 def rd(name, ext):
     p = os.path.join(tmp, name + ext)
@@ -193,6 +226,8 @@ for name in rd("done", "").split():
     print(f"case {name}: {rd(name, '.desc')}; {live['span_ns'] / 1e9:.1f} s, "
           f"{off['events']} events, {off['lost_events']} lost, "
           f"1-min load average {rd(name, '.load')} at the end")
+    mine, others = new_tasks(name)
+    print(f"  new tasks: {mine} of the workload, {others} others started on the host meanwhile")
     if not off["pelt"]["kernel_reference"]:
         print(f"  no kernel PELT values in the recording")
         continue

@@ -18,6 +18,13 @@ for c in busy periodic multi-group cgroup; do
 		END { exit !found }'
 	ok $? "case $c: recorded once, live, offline and plain-events figures with samples"
 done
+# the busy case's workload found in the recording: the hogs process and
+# its 3 threads at least (the other new tasks are the host's)
+echo "$out" | awk '
+	/^case / { cur = $2; sub(":", "", cur) }
+	cur == "busy" && /^  new tasks: / && $3 >= 4 { found = 1 }
+	END { exit !found }'
+ok $? "case busy: the workload's new tasks told from the host's others"
 # the cgroup case: its cgroup in the recording, its run queues and
 # entities compared (group rows with samples, live and offline)
 echo "$out" | grep -q "the bench's cgroup (id [0-9]*) is in the recording's groups" &&
