@@ -704,29 +704,22 @@ static void test_gap_marks(void)
 	 * (model_cpu_commit()): each s[] is read after the record that counts
 	 * the one before it.
 	 */
-	runtime(m, b + 8 * MS, 0, 921, 4 * MS);
-	root_rec(m, b + 8 * MS + 1000, 1);
-	s[0] = m->err_cpu[MODEL_SIG_RUNNABLE].samples;
-	r[0] = m->resyncs;
-	runtime(m, b + 12 * MS, 0, 921, 4 * MS);
-	e = ev_base(b + 12 * MS + 500, 0, IMB_EV_LOST);
-	e.lost.count = 3;
-	e.lost.marked = 1;
-	feed(m, e);
-	root_rec(m, b + 12 * MS + 1000, 1);
-	s[1] = m->err_cpu[MODEL_SIG_RUNNABLE].samples;
-	r[1] = m->resyncs;
-	runtime(m, b + 16 * MS, 0, 921, 4 * MS);
-	e.ts_ns = b + 16 * MS + 500;
-	e.lost.marked = 0;
-	feed(m, e);
-	root_rec(m, b + 16 * MS + 1000, 1);
-	s[2] = m->err_cpu[MODEL_SIG_RUNNABLE].samples;
-	r[2] = m->resyncs;
-	runtime(m, b + 20 * MS, 0, 921, 4 * MS);
-	root_rec(m, b + 20 * MS + 1000, 1);
-	s[3] = m->err_cpu[MODEL_SIG_RUNNABLE].samples;
-	r[3] = m->resyncs;
+	for (int i = 0; i < 4; i++) {
+		/* before the record: no lost event, a marked one, an unmarked one, none */
+		static const int lost[4] = { -1, 1, 0, -1 };
+		uint64_t t = b + (uint64_t)(8 + 4 * i) * MS;
+
+		runtime(m, t, 0, 921, 4 * MS);
+		if (lost[i] >= 0) {
+			e = ev_base(t + 500, 0, IMB_EV_LOST);
+			e.lost.count = 3;
+			e.lost.marked = (uint32_t)lost[i];
+			feed(m, e);
+		}
+		root_rec(m, t + 1000, 1);
+		s[i] = m->err_cpu[MODEL_SIG_RUNNABLE].samples;
+		r[i] = m->resyncs;
+	}
 	ok(r[0] == 1 && s[0] > 0 && s[1] == s[0] + 1,
 	   "a record and its vruntime event, marked at one instant, resync once (%llu) and the "
 	   "next record is compared (samples %llu -> %llu)", (unsigned long long)r[0],
