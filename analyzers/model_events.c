@@ -1407,6 +1407,13 @@ static void delays_settle(struct model *m, const struct imb_event *ev)
 	}
 }
 
+/* A kernel PELT record, or the vruntime sample taken from one. */
+static bool ev_is_record(const struct imb_event *ev)
+{
+	return ev->kind == IMB_EV_PELT_CFS || ev->kind == IMB_EV_PELT_SE ||
+	       ev->kind == IMB_EV_VRUNTIME;
+}
+
 /* Apply one event's state change (the kind's handler). */
 static void event_apply(struct model *m, const struct imb_event *ev)
 {
@@ -1630,8 +1637,15 @@ int model_event(struct model *m, const struct imb_event *ev)
 	cmp_after = m->has_kernel_pelt ? model_cpu_compare_pending(m, ev) : -1;
 	gcmp_after = m->nr_gpend ? model_group_compare_pending(m, ev) : false;
 	if (model_guess_delays(m)) {
-		model_tick_settle_plain(m, ev);
-		delays_settle(m, ev);
+		/*
+		 * Not at the kernel's own records (--plain-events keeps them
+		 * to compare): a plain recording has none, and their instants
+		 * are no pick nor tick.
+		 */
+		if (!ev_is_record(ev)) {
+			model_tick_settle_plain(m, ev);
+			delays_settle(m, ev);
+		}
 	} else {
 		model_tick_settle(m, ev);	/* only then is one held (ev_runtime()) */
 	}

@@ -787,6 +787,52 @@ static void test_guessed_delays(void)
 }
 
 /*
+ * With --plain-events the kernel's records stay in the stream, only to be
+ * compared: as in guess_run(), 701 blocks delayed at 5 ms while 702 runs;
+ * by 12 ms 702 has run past 701, which the next pick would take off.  A
+ * root record on CPU 0 then (@record) must not be that pick: a plain
+ * recording has no records.  Returns the delayed count after it.
+ */
+static uint32_t plain_record_run(bool record)
+{
+	struct model_opts o;
+	struct model *m;
+	uint32_t left;
+
+	memset(&o, 0, sizeof(o));
+	o.nr_cpus = 1;
+	o.plain_events = true;
+	m = model_new(&o);
+	for (int i = 0; i < 2; i++) {
+		struct imb_event e = ev_base(1 * MS + (uint64_t)i * 1000, 0, IMB_EV_WAKEUP);
+
+		e.wakeup.pid = 701 + i;
+		e.wakeup.tgid = 700;
+		e.wakeup.prio = 120;
+		e.wakeup.target_cpu = 0;
+		feed(m, e);
+	}
+	swt(m, 1 * MS + 5000, 0, 0, 0, 701, 700);
+	swt(m, 5 * MS, 701, 700, 0x1 /* S */, 702, 700);
+	if (record)
+		root_rec(m, 12 * MS, 1);
+	else
+		wakeup(m, 12 * MS, 703, 0, false);
+	left = m->cpus[0].nr_delayed;
+	model_free(m);
+	return left;
+}
+
+static void test_plain_records_inert(void)
+{
+	uint32_t rec = plain_record_run(true), wake = plain_record_run(false);
+
+	ok(rec == 1 && wake == 0,
+	   "--plain-events: a kernel record is no pick (the delay holds: %u delayed), an event of "
+	   "the recording's own is (%u)", rec, wake);
+}
+
+/*
  * Processes of one line share a run queue in the guess (model_lineage.c):
  * process 701 forks 702 (@relation 1), or a shell 700 forks both (2,
  * siblings: `setsid` children are each a session of their own).  Then as
@@ -1624,6 +1670,7 @@ int main(void)
 	test_gap_marks();
 	test_unseen_dequeue();
 	test_guessed_delays();
+	test_plain_records_inert();
 	test_guess_reads_kernel_runtime();
 	test_guess_related_processes();
 	test_expect_flat_by_new_tasks();
