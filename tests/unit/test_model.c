@@ -734,6 +734,20 @@ static void test_gap_marks(void)
 	model_free(m);
 }
 
+/* Tasks 701 and 702 (of processes @tg0, @tg1) woken on CPU 0 at 1 ms, 1 us apart. */
+static void wake_pair(struct model *m, int tg0, int tg1)
+{
+	for (int i = 0; i < 2; i++) {
+		struct imb_event e = ev_base(1 * MS + (uint64_t)i * 1000, 0, IMB_EV_WAKEUP);
+
+		e.wakeup.pid = 701 + i;
+		e.wakeup.tgid = i ? tg1 : tg0;
+		e.wakeup.prio = 120;
+		e.wakeup.target_cpu = 0;
+		feed(m, e);
+	}
+}
+
 /*
  * Delays guessed where the events do not mark them (model_eevdf.c): two
  * tasks woken together on CPU 0; the first runs 4 ms while the second
@@ -751,15 +765,7 @@ static uint64_t guess_run(bool same_tgid, uint64_t *root_run, uint32_t *after_id
 	int tg[2] = { 700, same_tgid ? 700 : 702 };
 	uint64_t n;
 
-	for (int i = 0; i < 2; i++) {
-		struct imb_event e = ev_base(1 * MS + (uint64_t)i * 1000, 0, IMB_EV_WAKEUP);
-
-		e.wakeup.pid = 701 + i;
-		e.wakeup.tgid = tg[i];
-		e.wakeup.prio = 120;
-		e.wakeup.target_cpu = 0;
-		feed(m, e);
-	}
+	wake_pair(m, tg[0], tg[1]);
 	swt(m, 1 * MS + 5000, 0, 0, 0, 701, tg[0]);
 	swt(m, 5 * MS, 701, tg[0], 0x1 /* S */, 702, tg[1]);
 	*root_run = m->cpus[0].cfs.avg.runnable_avg;
@@ -803,15 +809,7 @@ static uint32_t plain_record_run(bool record)
 	o.nr_cpus = 1;
 	o.plain_events = true;
 	m = model_new(&o);
-	for (int i = 0; i < 2; i++) {
-		struct imb_event e = ev_base(1 * MS + (uint64_t)i * 1000, 0, IMB_EV_WAKEUP);
-
-		e.wakeup.pid = 701 + i;
-		e.wakeup.tgid = 700;
-		e.wakeup.prio = 120;
-		e.wakeup.target_cpu = 0;
-		feed(m, e);
-	}
+	wake_pair(m, 700, 700);
 	swt(m, 1 * MS + 5000, 0, 0, 0, 701, 700);
 	swt(m, 5 * MS, 701, 700, 0x1 /* S */, 702, 700);
 	if (record)
@@ -924,15 +922,7 @@ static uint64_t runtime_guess_run(bool with_runtime)
 	struct model *m = new_model(1);
 	uint64_t n;
 
-	for (int i = 0; i < 2; i++) {
-		struct imb_event e = ev_base(1 * MS + (uint64_t)i * 1000, 0, IMB_EV_WAKEUP);
-
-		e.wakeup.pid = 701 + i;
-		e.wakeup.tgid = 700;
-		e.wakeup.prio = 120;
-		e.wakeup.target_cpu = 0;
-		feed(m, e);
-	}
+	wake_pair(m, 700, 700);
 	swt(m, 1 * MS + 5000, 0, 0, 0, 701, 700);
 	if (with_runtime)
 		runtime(m, 1 * MS + 6000, 0, 701, 1000);
