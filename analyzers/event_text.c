@@ -573,6 +573,17 @@ static int parse_cpu(struct line_parse *p, const char *v, const char *ve, size_t
 	return 0;
 }
 
+/* Key @k (@klen bytes), bit @bit of the line's seen keys, at most once a line; 0 or -EINVAL. */
+static int seen_once(struct line_parse *p, uint32_t bit, const char *k, size_t klen, size_t col)
+{
+	if (p->seen & bit) {
+		perr(p->err, p->errlen, "%s: field %.*s given twice", p->kname, (int)klen, k);
+		return perr_col(p->err, p->errlen, col);
+	}
+	p->seen |= bit;
+	return 0;
+}
+
 /* clock_task=V or clock_pelt=V (key @k), which any kind may carry; 0 or -EINVAL. */
 static int parse_rq_clock(struct line_parse *p, const char *k, size_t klen, const char *v,
 			  const char *ve, size_t col)
@@ -580,11 +591,8 @@ static int parse_rq_clock(struct line_parse *p, const char *k, size_t klen, cons
 	uint32_t bit = k[6] == 't' ? 1u << 30 : 1u << 31;
 	uint64_t x;
 
-	if (p->seen & bit) {
-		perr(p->err, p->errlen, "%s: field %.*s given twice", p->kname, (int)klen, k);
-		return perr_col(p->err, p->errlen, col);
-	}
-	p->seen |= bit;
+	if (seen_once(p, bit, k, klen, col))
+		return -EINVAL;
 	if (!parse_int(v, ve, 0, UINT64_MAX, &x)) {
 		perr(p->err, p->errlen, "%s: field %.*s: not an unsigned 64-bit number", p->kname,
 		     (int)klen, k);
@@ -603,11 +611,8 @@ static int parse_gap(struct line_parse *p, const char *v, const char *ve, size_t
 {
 	uint64_t x;
 
-	if (p->seen & 1u << 29) {
-		perr(p->err, p->errlen, "%s: field gap given twice", p->kname);
-		return perr_col(p->err, p->errlen, col);
-	}
-	p->seen |= 1u << 29;
+	if (seen_once(p, 1u << 29, "gap", 3, col))
+		return -EINVAL;
 	if (!parse_int(v, ve, 0, 1, &x)) {
 		perr(p->err, p->errlen, "%s: field gap: not 0 or 1", p->kname);
 		return perr_col(p->err, p->errlen, col);
@@ -632,11 +637,8 @@ static int parse_kind_field(struct line_parse *p, const char *k, size_t klen, co
 		     (int)(klen > 32 ? 32 : klen), k);
 		return perr_col(p->err, p->errlen, col);
 	}
-	if (p->seen & (1u << i)) {
-		perr(p->err, p->errlen, "%s: field %s given twice", p->kname, fields[i].key);
-		return perr_col(p->err, p->errlen, col);
-	}
-	p->seen |= 1u << i;
+	if (seen_once(p, 1u << i, k, klen, col))
+		return -EINVAL;
 	if (set_field(&p->ev, &fields[i], v, ve, p->err, p->errlen))
 		return perr_col(p->err, p->errlen, col);
 	return 0;
