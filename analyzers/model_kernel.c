@@ -454,9 +454,9 @@ static void ev_pelt_cfs_group(struct model *m, const struct imb_event *ev)
  * Events were lost before @ts: a record the source marked (the BPF ring
  * was full, IMB_EVF_GAP), or a lost event the source did not mark (a
  * marked one, the count of a loss whose mark comes on that CPU's next
- * record, only counts).  Whatever the lost events would
- * have changed is missing from the engine for good (a missed wake-up
- * leaves a task asleep, a missed exit a dead task's load), so with the
+ * record, only counts).  Whatever the lost events would have changed is
+ * missing from the engine for good (a missed wake-up leaves a task
+ * asleep, a missed exit a dead task's load), so with the
  * kernel's values at hand it takes them again as at the start: each root
  * run queue from its next record (then its task count at once, not one
  * task per 20 ms: model_cpu_count_check()), each group's run queue and

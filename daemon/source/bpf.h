@@ -24,7 +24,7 @@
 
 #define SOURCE_BPF_RINGBUF_DEFAULT	(8u << 20)	/* bytes */
 #define SOURCE_BPF_REORDER_DEFAULT	(2u * 1000 * 1000)	/* ns */
-#define SOURCE_BPF_WAKEUP_DEFAULT	(1u << 20)	/* bytes (see source_bpf_open()) */
+#define SOURCE_BPF_WAKEUP_DEFAULT	(1u << 20)	/* bytes (see bpf_configure()) */
 #define SOURCE_BPF_POLL_BUDGET		16384u		/* records read per poll at most */
 
 /* Bit of source_bpf_opts.events for an enum imb_ev_kind. */
