@@ -1368,8 +1368,7 @@ static void model_tick_settle_plain(struct model *m, const struct imb_event *ev)
 		struct model_task *t;
 		bool part;
 
-		if (!c->tick_pid || !model_ev_touches_cpu(ev, i) ||
-		    ev->kind == IMB_EV_PELT_CFS || ev->kind == IMB_EV_PELT_SE)
+		if (!c->tick_pid || !model_ev_touches_cpu(ev, i))
 			continue;
 		part = ev->ts_ns - c->tick_ns <= 50000 &&
 		       ((ev->kind == IMB_EV_SWITCH && ev->cpu == i && ev->sw.prev_pid == c->tick_pid &&
@@ -1405,13 +1404,6 @@ static void delays_settle(struct model *m, const struct imb_event *ev)
 			}
 		}
 	}
-}
-
-/* A kernel PELT record, or the vruntime sample taken from one. */
-static bool ev_is_record(const struct imb_event *ev)
-{
-	return ev->kind == IMB_EV_PELT_CFS || ev->kind == IMB_EV_PELT_SE ||
-	       ev->kind == IMB_EV_VRUNTIME;
 }
 
 /* Apply one event's state change (the kind's handler). */
@@ -1636,18 +1628,16 @@ int model_event(struct model *m, const struct imb_event *ev)
 
 	cmp_after = m->has_kernel_pelt ? model_cpu_compare_pending(m, ev) : -1;
 	gcmp_after = m->nr_gpend ? model_group_compare_pending(m, ev) : false;
-	if (model_guess_delays(m)) {
+	if (!model_guess_delays(m)) {
+		model_tick_settle(m, ev);	/* only then is one held (ev_runtime()) */
+	} else if (!model_ev_is_record(ev)) {
 		/*
 		 * Not at the kernel's own records (--plain-events keeps them
 		 * to compare): a plain recording has none, and their instants
 		 * are no pick nor tick.
 		 */
-		if (!ev_is_record(ev)) {
-			model_tick_settle_plain(m, ev);
-			delays_settle(m, ev);
-		}
-	} else {
-		model_tick_settle(m, ev);	/* only then is one held (ev_runtime()) */
+		model_tick_settle_plain(m, ev);
+		delays_settle(m, ev);
 	}
 	hint = clock_hint(m, ev);
 	event_apply(m, ev);

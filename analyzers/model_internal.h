@@ -93,6 +93,7 @@ void model_eevdf_leave(struct model *m, struct model_task *t, int cpu, uint64_t 
 bool model_eevdf_eligible(const struct model *m, const struct model_task *t, int cpu, uint64_t ts);
 
 /* model_kernel.c */
+bool model_ev_is_record(const struct imb_event *ev);
 bool model_ev_touches_cpu(const struct imb_event *ev, int cpu);
 bool model_ev_same_clock(const struct imb_event *ev, int cpu, uint64_t clock);
 void model_cpu_compare(struct model *m, struct model_cpu *c);

@@ -150,6 +150,13 @@ static uint64_t ev_pelt_lut(const struct imb_event *ev)
 	return 0;
 }
 
+/* A kernel PELT record, or the vruntime sample taken from one. */
+bool model_ev_is_record(const struct imb_event *ev)
+{
+	return ev->kind == IMB_EV_PELT_CFS || ev->kind == IMB_EV_PELT_SE ||
+	       ev->kind == IMB_EV_VRUNTIME;
+}
+
 /* Whether applying @ev can change the model's run queues of CPU @cpu. */
 bool model_ev_touches_cpu(const struct imb_event *ev, int cpu)
 {
@@ -306,7 +313,7 @@ bool model_group_compare_pending(struct model *m, const struct imb_event *ev)
 	int acpu = ev_attach_cpu(ev), n = 0;
 	bool after = false;
 
-	if (ev->kind == IMB_EV_PELT_SE || ev->kind == IMB_EV_VRUNTIME || ev->kind == IMB_EV_PELT_CFS)
+	if (model_ev_is_record(ev))
 		return false;
 	for (int i = 0; i < m->nr_gpend; i++) {
 		struct model_group *g = model_group_find(m, m->gpend[i].cpu, m->gpend[i].id);
