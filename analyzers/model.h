@@ -85,6 +85,8 @@ struct model_task {
 	uint64_t delay_rec_ns;		/* when its own record last ended its delay (0: not) */
 	int64_t vr;			/* vruntime estimate (model_eevdf.c), ns at weight 1024 */
 	int64_t vlag;			/* ... the lag its last dequeue left it */
+	int64_t vr_unplaced;		/* ... as it was before its last placement */
+	uint64_t pulled_ns;		/* when its new CPU's balancer pulled it there, 0 not */
 
 	uint64_t first_ns;		/* first event naming the task */
 	uint64_t last_ns;		/* last event naming the task */

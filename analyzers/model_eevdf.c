@@ -64,11 +64,27 @@ static int64_t vr_at(const struct model_task *t, uint64_t ts)
 }
 
 /*
+ * A task the balancer of @cpu pulled there after a blocking task's dequeue
+ * but before its switch: __schedule() dequeues prev, finds nothing else
+ * runnable and balances (newly idle) before it picks, so the pulled task
+ * was placed without prev, and prev's dequeue did not see it.  A pull
+ * traced at most this long before the switch is taken as that.
+ */
+#define EEVDF_NEWIDLE_NS 50000ull
+
+static bool pulled_since(const struct model_task *o, int cpu, uint64_t ts)
+{
+	return o->pulled_ns && o->cpu == cpu && o->state == MODEL_TASK_QUEUED &&
+	       o->state_ns == o->pulled_ns && ts - o->pulled_ns <= EEVDF_NEWIDLE_NS;
+}
+
+/*
  * Weighted mean vruntime of the tasks queued with @t on @cpu at @ts, @t
- * itself counted if @self; *@w the others' weight (0: nobody else).
+ * itself counted if @self; *@w the others' weight (0: nobody else).  Left
+ * out: @skip, and with @newidle the tasks pulled_since() @ts.
  */
 static int64_t queue_avg(const struct model *m, const struct model_task *t, int cpu, bool self,
-			 uint64_t ts, uint64_t *w)
+			 const struct model_task *skip, bool newidle, uint64_t ts, uint64_t *w)
 {
 	int64_t ref = vr_at(t, ts), sum = 0;
 	uint64_t wsum = 0;
@@ -77,7 +93,7 @@ static int64_t queue_avg(const struct model *m, const struct model_task *t, int 
 		const struct model_task *o = &m->tasks[i];
 		unsigned long ow;
 
-		if (!same_queue(t, o, cpu))
+		if (!same_queue(t, o, cpu) || o == skip || (newidle && pulled_since(o, cpu, ts)))
 			continue;
 		ow = model_task_weight(o);
 		sum += (vr_at(o, ts) - ref) * (int64_t)ow;
@@ -93,7 +109,7 @@ static int64_t queue_avg(const struct model *m, const struct model_task *t, int 
 static int64_t lag_at(const struct model *m, const struct model_task *t, int cpu, uint64_t ts,
 		      uint64_t *w)
 {
-	return queue_avg(m, t, cpu, true, ts, w) - vr_at(t, ts);
+	return queue_avg(m, t, cpu, true, NULL, false, ts, w) - vr_at(t, ts);
 }
 
 static int64_t lag_clamp(const struct model_task *t, int64_t lag)
@@ -108,29 +124,51 @@ void model_eevdf_run(struct model_task *t, uint64_t d)
 	t->vr += (int64_t)(d * 1024 / model_task_weight(t));
 }
 
-/* place_entity(): at the average of the others, less its lag (scaled for its own weight) */
-void model_eevdf_place(struct model *m, struct model_task *t, int cpu, uint64_t ts)
+/* place_entity() of @t on @cpu at @ts, @skip not there (or NULL) */
+static void place(struct model *m, struct model_task *t, int cpu, const struct model_task *skip,
+		  uint64_t ts)
 {
 	uint64_t w;
-	int64_t avg = queue_avg(m, t, cpu, false, ts, &w);
+	int64_t avg = queue_avg(m, t, cpu, false, skip, false, ts, &w);
 
+	t->vr_unplaced = t->vr;
 	if (!w)
 		return;		/* alone: its lag matters to nobody */
 	t->vr = avg - t->vlag * (int64_t)(w + model_task_weight(t)) / (int64_t)w;
 }
 
+/* place_entity(): at the average of the others, less its lag (scaled for its own weight) */
+void model_eevdf_place(struct model *m, struct model_task *t, int cpu, uint64_t ts)
+{
+	place(m, t, cpu, NULL, ts);
+}
+
 /*
  * A blocking @t on @cpu at @ts: true if the kernel keeps it queued (not
  * eligible, others queued with it).  Its lag is kept for its next
- * placement (a delay that ends when it is eligible zeroes it).
+ * placement (a delay that ends when it is eligible zeroes it).  Tasks the
+ * balancer pulled after its dequeue (pulled_since()) are left out of its
+ * lag, and where it leaves they are placed again without it.
  */
 bool model_eevdf_block(struct model *m, struct model_task *t, int cpu, uint64_t ts)
 {
 	uint64_t w;
-	int64_t lag = lag_at(m, t, cpu, ts, &w);
+	int64_t lag = queue_avg(m, t, cpu, true, NULL, true, ts, &w) - vr_at(t, ts);
+	bool delayed = w && lag < 0;
 
 	t->vlag = lag_clamp(t, lag);
-	return w && lag < 0;
+	if (delayed)
+		return true;
+	for (size_t i = 0; i < m->nr_tasks; i++) {
+		struct model_task *o = &m->tasks[i];
+
+		if (same_queue(t, o, cpu) && pulled_since(o, cpu, ts)) {
+			o->vr = o->vr_unplaced;
+			place(m, o, cpu, t, ts);
+			o->pulled_ns = 0;
+		}
+	}
+	return false;
 }
 
 /*

@@ -1153,6 +1153,8 @@ static void ev_migrate(struct model *m, const struct imb_event *ev)
 		{
 			struct model_cpu *dst = &m->cpus[mg->dest_cpu];
 
+			/* pulled by dest's own balancer (model_eevdf_block()) */
+			t->pulled_ns = ev->cpu == mg->dest_cpu ? ts : 0;
 			model_cpu_account(dst, ts);
 			task_path_update(m, t, dst->cpu, ts);
 			if (t->fair && t->pelt_valid)

@@ -877,6 +877,57 @@ static void test_guess_related_processes(void)
 }
 
 /*
+ * A task the balancer pulls while the running one blocks (model_eevdf.c):
+ * threads 701-703 of process 700.  701 runs alone on CPU 0 from 1 ms;
+ * 702 and 703 wake on CPU 1, where 703 runs and 702 waits (its lag grows
+ * positive).  CPU 0 pulls 702 (the migrate event in CPU 0's buffer) at
+ * @pull_ns, and 701 blocks at 5 ms.  Pulled 3 us before the switch, it is
+ * the newly idle balance __schedule() runs after 701's dequeue: 701 was
+ * alone there, so not delayed.  Pulled 1 ms before (the periodic balance),
+ * 702 waited with 701, whose 4 ms put it past their average: delayed.
+ * Returns the guessed delays.
+ */
+static uint64_t pull_guess_run(uint64_t pull_ns)
+{
+	struct model *m = new_model(2);
+	uint64_t n;
+
+	for (int i = 0; i < 3; i++) {
+		struct imb_event e = ev_base(1 * MS + (uint64_t)i * 1000, i ? 1 : 0, IMB_EV_WAKEUP);
+
+		e.wakeup.pid = 701 + i;
+		e.wakeup.tgid = 700;
+		e.wakeup.prio = 120;
+		e.wakeup.target_cpu = i ? 1 : 0;
+		feed(m, e);
+	}
+	swt(m, 1 * MS + 5000, 0, 0, 0, 701, 700);
+	{
+		struct imb_event e = ev_base(1 * MS + 5000, 1, IMB_EV_SWITCH);
+
+		e.sw.next_pid = 703;
+		e.sw.next_tgid = 700;
+		e.sw.next_prio = 120;
+		feed(m, e);
+	}
+	migrate(m, pull_ns, 0, 702, 1, 0);
+	swt(m, 5 * MS, 701, 700, 0x1 /* S */, 702, 700);
+	n = m->delays_guessed;
+	model_free(m);
+	return n;
+}
+
+static void test_guess_newidle_pull(void)
+{
+	uint64_t newidle = pull_guess_run(5 * MS - 3000), periodic = pull_guess_run(4 * MS);
+
+	ok(newidle == 0 && periodic == 1,
+	   "a task pulled between a block's dequeue and its switch is not queued with the blocking "
+	   "task (%llu delays guessed); one pulled 1 ms before is (%llu)",
+	   (unsigned long long)newidle, (unsigned long long)periodic);
+}
+
+/*
  * The expected error of a recording without group ids (pelt_expect.c)
  * depends on how many new tasks it holds a second: task 500 runs on CPU 0
  * for 2 s while @n new tasks are woken.  Returns the expectation.
@@ -1663,6 +1714,7 @@ int main(void)
 	test_plain_records_inert();
 	test_guess_reads_kernel_runtime();
 	test_guess_related_processes();
+	test_guess_newidle_pull();
 	test_expect_flat_by_new_tasks();
 	test_new_task_util_from_its_lineage();
 	test_window_end_changes_nothing();
