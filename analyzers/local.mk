@@ -14,7 +14,7 @@ analyzers_libimbcore_a_SOURCES += analyzers/pelt.h analyzers/pelt.c \
 # --- model, pipeline and the analyzer table ---
 analyzers_libimbcore_a_SOURCES += \
 	analyzers/model.h analyzers/model_internal.h analyzers/model_tables.c \
-	analyzers/model_groups.c analyzers/model_lineage.c analyzers/model_eevdf.c analyzers/model_events.c analyzers/model_kernel.c \
+	analyzers/model_groups.c analyzers/model_lineage.c analyzers/model_eevdf.c analyzers/model_drift.c analyzers/model_events.c analyzers/model_kernel.c \
 	analyzers/analyzer.h analyzers/analyzers_table.h analyzers/analyzers_table.c \
 	analyzers/pipeline.h analyzers/pipeline.c
 # --- end model and pipeline ---

@@ -114,6 +114,15 @@ struct model_task {
 	uint64_t kavg_ns;		/* 0: none */
 };
 
+/* A guessed group's entity drift on one CPU (model_drift.c). */
+#define MODEL_DRIFT_SLOTS 8
+struct model_drift {
+	int32_t key;			/* lineage, 0 free */
+	uint32_t w_stale;		/* the entity's runnable count, as last refreshed */
+	uint32_t w_cur;			/* its run queue's runnable count now */
+	struct pelt_cfs pos, neg;	/* (w_stale - w_cur) integrated, its two signs */
+};
+
 struct model_cpu {
 	int cpu;
 	int32_t curr;			/* pid running, 0 idle, -1 unknown */
@@ -159,6 +168,7 @@ struct model_cpu {
 	uint64_t last_ns;		/* last accounting instant */
 	uint64_t vclock;		/* model virtual clock (ns * 1024 / weight) */
 	uint64_t nr_running_area;	/* integral of nr_running dt (ns) for the window */
+	struct model_drift drift[MODEL_DRIFT_SLOTS];	/* guessed groups (model_drift.c) */
 };
 
 /* A task group's run queue on one CPU and its entity in the parent. */
@@ -265,6 +275,7 @@ struct model {
 	uint64_t unseen_dequeued;	/* queued or delayed tasks the kernel's counts showed gone (model_cpu_count_check()) */
 	uint64_t gap_ns;		/* events lost before this instant (model_resync()), 0 never */
 	uint64_t resyncs;		/* ... times the engine took the kernel's values again */
+	uint64_t drift_propagations;	/* guessed group drifts taken off a root (model_drift.c) */
 	uint64_t delays_guessed;	/* blocking switches taken as delayed dequeues without marks (model_eevdf.c) */
 	uint64_t new_tasks;		/* wake-ups of new tasks (sched_wakeup_new) */
 	uint64_t switch_out_fair;	/* fair tasks switched out */

@@ -187,6 +187,7 @@ static void task_detach_avg(struct model *m, struct model_task *t)
 		return;
 	pelt_detach(model_group_cfs(m, cpu, t->att_group), &t->avg);
 	model_group_mark_propagate(m, cpu, t->att_group);
+	model_drift_propagate(m, t, cpu);
 	model_task_set_att(m, t, 0);
 }
 
@@ -198,6 +199,7 @@ static void task_remove_avg(struct model *m, struct model_task *t)
 	if (cpu < 0 || cpu >= m->nr_cpus)
 		return;
 	pelt_remove(model_group_cfs(m, cpu, t->att_group), &t->avg);
+	model_drift_propagate(m, t, cpu);
 	model_task_set_att(m, t, 0);
 }
 
@@ -284,6 +286,8 @@ void model_task_delay_end(struct model *m, struct model_task *t, uint64_t now, b
 			c->nr_queued--;
 			model_chain_runnable(m, t->cpu, g->id, 0, true);	/* the walk's se_update_runnable() */
 		}
+		if (walk)
+			model_drift_refresh(m, t, t->cpu);
 	}
 	/* dequeued at last: the path it held is free (after the walk's update) */
 	if (t->held_cpu >= 0) {
@@ -330,6 +334,7 @@ static void fair_counts_on(struct model *m, struct model_task *t, bool walk)
 	c->weight += t->q_weight;
 	t->q_group = model_task_place(m, t, t->cpu);
 	model_chain_enqueue(m, t->cpu, t->q_group, t->q_weight, walk);
+	model_drift_count(m, t, t->cpu, 1, walk);
 }
 
 static void fair_counts_off(struct model *m, struct model_task *t, bool walk)
@@ -342,6 +347,7 @@ static void fair_counts_off(struct model *m, struct model_task *t, bool walk)
 		c->nr_queued--;
 	c->weight = c->weight > t->q_weight ? c->weight - t->q_weight : 0;
 	model_chain_dequeue(m, t->cpu, t->q_group, t->q_weight, walk);
+	model_drift_count(m, t, t->cpu, -1, walk);
 	if (t->delayed && t->q_group && t->held_cpu < 0 && t->delayed_group == t->q_group) {
 		model_chain_hold(m, t->cpu, t->q_group, 1);
 		t->held_cpu = t->cpu;
@@ -457,6 +463,7 @@ static void task_pelt_attach(struct model *m, struct model_task *t, uint64_t ts,
 	}
 	pelt_attach(cfs, &t->avg, model_task_weight(t));
 	model_group_mark_propagate(m, t->cpu, id);
+	model_drift_propagate(m, t, t->cpu);
 	model_task_set_att(m, t, id);
 	(void)ts;
 }

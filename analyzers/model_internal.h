@@ -82,7 +82,13 @@ bool model_guess_groups(const struct model *m);
 void model_lineage_fork(struct model_task *child, const struct model_task *parent,
 			int32_t parent_pid);
 bool model_lineage_related(const struct model_task *a, const struct model_task *b);
+int32_t model_lineage_key(const struct model_task *t);
 const struct pelt_cfs *model_lineage_cfs(struct model *m, const struct model_task *t, int cpu);
+
+/* model_drift.c */
+void model_drift_count(struct model *m, const struct model_task *t, int cpu, int delta, bool walk);
+void model_drift_refresh(struct model *m, const struct model_task *t, int cpu);
+void model_drift_propagate(struct model *m, const struct model_task *t, int cpu);
 
 /* model_eevdf.c */
 bool model_guess_delays(const struct model *m);

@@ -82,6 +82,12 @@ void model_lineage_fork(struct model_task *child, const struct model_task *paren
 		child->lineage = lineage_of(parent);
 }
 
+/* The guessed group of @t as a key: its lineage, -1 the root group. */
+int32_t model_lineage_key(const struct model_task *t)
+{
+	return lineage_of(t);
+}
+
 static bool has_ancestor(const struct model_task *t, int32_t process)
 {
 	for (int i = 0; i < MODEL_ANCESTORS && t->ancestors[i]; i++)

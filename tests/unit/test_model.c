@@ -928,6 +928,61 @@ static void test_guess_newidle_pull(void)
 }
 
 /*
+ * A guessed group's entity drift (model_drift.c): threads 701 and 702 of
+ * process 700 wake on CPU 0; 701 runs 4 ms and blocks past their average,
+ * delayed, while 702 runs on.  The delay lowers the group's run queue
+ * count but not its entity's, so the entity integrates one task more than
+ * its queue.  At 8 ms the balancer brings task 704 from CPU 1 (where 703
+ * runs): where 704 is a thread of 700 (@related), its attach propagates
+ * the group's queue to the root, which takes the drift off; a task of
+ * another process attaches to a group of its own.  Returns CPU 0's root
+ * runnable_avg after the attach; *@n the drifts taken off.
+ */
+static unsigned long drift_run(bool related, uint64_t *n)
+{
+	struct model *m = new_model(2);
+	int tg = related ? 700 : 800;
+	unsigned long run;
+
+	wake_pair(m, 700, 700);
+	swt(m, 1 * MS + 5000, 0, 0, 0, 701, 700);
+	for (int i = 0; i < 2; i++) {
+		struct imb_event e = ev_base(1 * MS + 2000 + (uint64_t)i * 1000, 1, IMB_EV_WAKEUP);
+
+		e.wakeup.pid = 703 + i;
+		e.wakeup.tgid = tg;
+		e.wakeup.prio = 120;
+		e.wakeup.target_cpu = 1;
+		feed(m, e);
+	}
+	{
+		struct imb_event e = ev_base(1 * MS + 6000, 1, IMB_EV_SWITCH);
+
+		e.sw.next_pid = 703;
+		e.sw.next_tgid = tg;
+		e.sw.next_prio = 120;
+		feed(m, e);
+	}
+	swt(m, 5 * MS, 701, 700, 0x1 /* S */, 702, 700);
+	migrate(m, 8 * MS, 0, 704, 1, 0);
+	run = m->cpus[0].cfs.avg.runnable_avg;
+	*n = m->drift_propagations;
+	model_free(m);
+	return run;
+}
+
+static void test_guessed_group_drift(void)
+{
+	uint64_t n_rel, n_other;
+	unsigned long rel = drift_run(true, &n_rel), other = drift_run(false, &n_other);
+
+	ok(n_rel == 1 && n_other == 0 && rel + 40 < other && rel + 120 > other,
+	   "a delay's drift comes off the root at its group's next attach (root runnable_avg %lu, "
+	   "%llu taken off), not at another process's (%lu, %llu)", rel,
+	   (unsigned long long)n_rel, other, (unsigned long long)n_other);
+}
+
+/*
  * The expected error of a recording without group ids (pelt_expect.c)
  * depends on how many new tasks it holds a second: task 500 runs on CPU 0
  * for 2 s while @n new tasks are woken.  Returns the expectation.
@@ -1715,6 +1770,7 @@ int main(void)
 	test_guess_reads_kernel_runtime();
 	test_guess_related_processes();
 	test_guess_newidle_pull();
+	test_guessed_group_drift();
 	test_expect_flat_by_new_tasks();
 	test_new_task_util_from_its_lineage();
 	test_window_end_changes_nothing();
