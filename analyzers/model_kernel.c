@@ -97,6 +97,18 @@ void model_cpu_compare(struct model *m, struct model_cpu *c)
 	c->tent_e[MODEL_SIG_UTIL] = c->cfs.avg.util_avg;
 	c->tent_e[MODEL_SIG_RUNNABLE] = c->cfs.avg.runnable_avg;
 	c->tent_e[MODEL_SIG_LOAD] = c->cfs.avg.load_avg;
+	if (m->opts.plain_events) {
+		/* a copy brought to the record's instant (model_ev_pelt_plain()) */
+		struct pelt_cfs tmp = c->cfs;
+		int64_t v = (int64_t)c->cmp_ns + c->pelt_offset;
+
+		if (v > 0 && (uint64_t)v > tmp.avg.last_update_time)
+			model_rq_pelt_update(&tmp, (uint64_t)v, c->root_weight, c->nr_queued,
+					     c->curr > 0 && c->fair_curr);
+		c->tent_e[MODEL_SIG_UTIL] = tmp.avg.util_avg;
+		c->tent_e[MODEL_SIG_RUNNABLE] = tmp.avg.runnable_avg;
+		c->tent_e[MODEL_SIG_LOAD] = tmp.avg.load_avg;
+	}
 	c->tent_k[MODEL_SIG_UTIL] = k->util_avg;
 	c->tent_k[MODEL_SIG_RUNNABLE] = k->runnable_avg;
 	c->tent_k[MODEL_SIG_LOAD] = k->load_avg;
@@ -699,10 +711,15 @@ kernel:
 
 /*
  * --plain-events: a kernel record is only a reference.  The engine, fed
- * by the sched events alone, is brought to the record's event time with
- * its own state and compared; group records are skipped (the engine has
- * no groups then).  A root record waits like the others for the event
- * that changes its CPU (model_cpu_compare_pending()).
+ * by the sched events alone, is compared with a copy of its root brought
+ * to the record's event time (model_cpu_compare()); group records are
+ * skipped (the engine has no groups then).  A root record waits like the
+ * others for the event that changes its CPU (model_cpu_compare_pending()).
+ * The engine itself is not updated at the record: a plain recording has
+ * no such instant, and the kernel traces a record in the middle of an
+ * operation whose count change the engine learns only from the event
+ * after it (a delayed block's put_prev walk, before its switch), so an
+ * update there would integrate the interval with the count before it.
  */
 void model_ev_pelt_plain(struct model *m, const struct imb_event *ev)
 {
@@ -715,7 +732,6 @@ void model_ev_pelt_plain(struct model *m, const struct imb_event *ev)
 
 		m->has_kernel_pelt = true;
 		model_cpu_account(c, ts);
-		model_cpu_pelt_update(c, ts);
 		c->kcfs = ev->pelt_cfs;
 		c->kcfs_ns = ts;
 		if (ts - m->t0_ns < MODEL_WARMUP_NS)

@@ -831,6 +831,46 @@ static void test_plain_records_inert(void)
 }
 
 /*
+ * A record leaves the plain engine as it was: 701 and 702 of process 700
+ * share CPU 0 as in guess_run(), and the kernel traces its root record of
+ * 701's delayed block (the put_prev walk, the count already lowered) 1 us
+ * before the switch that tells of it.  With --plain-events the engine's
+ * root after the next tick must be the same with the record (@record) as
+ * without.  Returns its runnable_sum.
+ */
+static uint64_t plain_split_run(bool record)
+{
+	struct model_opts o;
+	struct model *m;
+	uint64_t sum;
+
+	memset(&o, 0, sizeof(o));
+	o.nr_cpus = 1;
+	o.plain_events = true;
+	m = model_new(&o);
+	wake_pair(m, 700, 700);
+	swt(m, 1 * MS + 5000, 0, 0, 0, 701, 700);
+	if (record)
+		root_rec(m, 5 * MS - 1000, 1);
+	swt(m, 5 * MS, 701, 700, 0x1 /* S */, 702, 700);
+	runtime(m, 8 * MS, 0, 702, 3 * MS);
+	wakeup(m, 8 * MS + 1000, 703, 0, false);
+	sum = m->cpus[0].cfs.avg.runnable_sum;
+	model_free(m);
+	return sum;
+}
+
+static void test_plain_records_split_nothing(void)
+{
+	uint64_t with = plain_split_run(true), without = plain_split_run(false);
+
+	ok(with == without,
+	   "--plain-events: a root record traced inside a delayed block does not update the engine "
+	   "(runnable_sum %llu with it, %llu without)", (unsigned long long)with,
+	   (unsigned long long)without);
+}
+
+/*
  * Processes of one line share a run queue in the guess (model_lineage.c):
  * process 701 forks 702 (@relation 1), or a shell 700 forks both (2,
  * siblings: `setsid` children are each a session of their own).  Then as
@@ -1767,6 +1807,7 @@ int main(void)
 	test_unseen_dequeue();
 	test_guessed_delays();
 	test_plain_records_inert();
+	test_plain_records_split_nothing();
 	test_guess_reads_kernel_runtime();
 	test_guess_related_processes();
 	test_guess_newidle_pull();
