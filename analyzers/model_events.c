@@ -1393,6 +1393,69 @@ static void model_tick_settle_plain(struct model *m, const struct imb_event *ev)
 }
 
 /*
+ * The root's side of a pick that dequeues a delayed task of a guessed
+ * group (flat model): clear_delayed() counts the task runnable again on
+ * every level before the walk up updates them, so the root integrates the
+ * time since its last update as if the task had never left, and the delay
+ * shows at the root only where something else updated it in between.
+ * The model ends a delay at the first event that finds the task eligible
+ * (delays_settle()); where that event is a preempting switch, the pick is
+ * that switch's and comes before any walk of it: count the task once more
+ * in a root update at once.  After a blocking prev's dequeue (which walks
+ * the root first) or a tick (which updates it first) there is nothing
+ * left to integrate.  An update_curr() that is not the tick (the BPF
+ * source's timer mark) may be the schedule() that picks; it waits for the
+ * CPU's next event: if that is the same task blocking within 50 us, the
+ * update_curr() was its dequeue's, which walks the root before the pick.
+ */
+static void root_counts_delayed(struct model *m, int cpu, uint64_t now)
+{
+	struct model_cpu *c = &m->cpus[cpu];
+
+	c->nr_queued++;
+	model_level_update(m, cpu, 0, now);
+	c->nr_queued--;
+}
+
+/* Before @ev: the pick a delay's end at an update_curr() may stand for (see above). */
+static void pick_settle(struct model *m, const struct imb_event *ev)
+{
+	for (int i = 0; i < m->nr_cpus; i++) {
+		struct model_cpu *c = &m->cpus[i];
+		bool near;
+
+		if (!c->pick_pid || !model_ev_touches_cpu(ev, i))
+			continue;
+		near = ev->cpu == i && ev->ts_ns - c->pick_ns <= 50000;
+		if (near && ev->kind == IMB_EV_RUNTIME && ev->runtime.pid == c->pick_pid)
+			continue;	/* more of the same schedule() */
+		if (!(near && ev->kind == IMB_EV_SWITCH && ev->sw.prev_pid == c->pick_pid &&
+		      ev->sw.prev_state != IMB_STATE_RUNNING &&
+		      ev->sw.prev_state != IMB_STATE_PREEMPTED))
+			root_counts_delayed(m, i, c->pick_now);
+		c->pick_pid = 0;
+	}
+}
+
+/* A delay of a guessed group's task on @cpu ended before @ev at PELT time @now. */
+static void delay_end_root(struct model *m, const struct imb_event *ev, int cpu, uint64_t now)
+{
+	struct model_cpu *c = &m->cpus[cpu];
+
+	if (m->has_groups || ev->cpu != cpu)
+		return;
+	if (ev->kind == IMB_EV_SWITCH && (ev->sw.prev_state == IMB_STATE_RUNNING ||
+					  ev->sw.prev_state == IMB_STATE_PREEMPTED)) {
+		root_counts_delayed(m, cpu, now);
+	} else if (ev->kind == IMB_EV_RUNTIME && ev->runtime.timer == IMB_TIMER_OUTSIDE &&
+		   !c->pick_pid) {
+		c->pick_pid = ev->runtime.pid;
+		c->pick_ns = ev->ts_ns;
+		c->pick_now = now;
+	}
+}
+
+/*
  * Where delays are guessed (model_eevdf.c): before @ev, a delayed task on
  * a CPU @ev changes that has become eligible since is taken off, as the
  * next pick there does (no event says when).
@@ -1408,8 +1471,11 @@ static void delays_settle(struct model *m, const struct imb_event *ev)
 			struct model_task *t = &m->tasks[j];
 
 			if (t->delayed && t->cpu == i && model_eevdf_eligible(m, t, i, ev->ts_ns)) {
-				model_task_delay_end(m, t, pelt_now(c, ev->ts_ns), true);
+				uint64_t now = pelt_now(c, ev->ts_ns);
+
+				model_task_delay_end(m, t, now, true);
 				t->vlag = 0;
+				delay_end_root(m, ev, i, now);
 			}
 		}
 	}
@@ -1645,6 +1711,7 @@ int model_event(struct model *m, const struct imb_event *ev)
 		 * to compare): a plain recording has none, and their instants
 		 * are no pick nor tick.
 		 */
+		pick_settle(m, ev);
 		model_tick_settle_plain(m, ev);
 		delays_settle(m, ev);
 	}

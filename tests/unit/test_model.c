@@ -1023,6 +1023,66 @@ static void test_guessed_group_drift(void)
 }
 
 /*
+ * The root at the pick that ends a guessed delay (model_events.c): as in
+ * guess_run(), 701 blocks delayed at 5 ms and 702 runs on; task 703 of
+ * another process wakes at 6 ms (the root's last update).  By 10 ms 702
+ * has caught up with 701, and 702 leaves CPU 0: preempted by 703, or
+ * blocking (@mode 0, 1); or an update_curr() of 702 outside the tick
+ * comes first, followed 4 us later by 702 blocking (2: it was the
+ * dequeue's) or 500 us later by the preemption (3: a schedule() that
+ * picked and kept 702).  A pick before any walk (0, 3) dequeues 701
+ * with the root counting it since its last update; a blocking dequeue
+ * walks the root first (1, 2).  Returns the root's runnable_avg after.
+ */
+static unsigned long pick_root_run(int mode)
+{
+	struct model *m = new_model(1);
+	uint64_t t = 10 * MS;
+	unsigned long run;
+
+	wake_pair(m, 700, 700);
+	swt(m, 1 * MS + 5000, 0, 0, 0, 701, 700);
+	swt(m, 5 * MS, 701, 700, 0x1 /* S */, 702, 700);
+	{
+		struct imb_event e = ev_base(6 * MS, 0, IMB_EV_WAKEUP);
+
+		e.wakeup.pid = 703;
+		e.wakeup.tgid = 800;
+		e.wakeup.prio = 120;
+		e.wakeup.target_cpu = 0;
+		feed(m, e);
+	}
+	if (mode >= 2) {
+		struct imb_event e = ev_base(t, 0, IMB_EV_RUNTIME);
+
+		e.runtime.pid = 702;
+		e.runtime.runtime_ns = 5 * MS;
+		e.runtime.timer = IMB_TIMER_OUTSIDE;
+		feed(m, e);
+		t += mode == 2 ? 4000 : 500000;
+	}
+	swt(m, t, 702, 700, mode == 1 || mode == 2 ? 0x1 /* S */ : IMB_STATE_PREEMPTED, 703, 800);
+	run = m->cpus[0].cfs.avg.runnable_avg;
+	model_free(m);
+	return run;
+}
+
+static void test_pick_counts_delayed_at_root(void)
+{
+	unsigned long r[4];
+
+	for (int i = 0; i < 4; i++)
+		r[i] = pick_root_run(i);
+	ok(r[0] > r[1] + 40 && r[0] < r[1] + 130,
+	   "a guessed delay ended by a preempting switch's pick counts the task at the root since "
+	   "its last update (runnable_avg %lu), one ended after a blocking dequeue does not (%lu)",
+	   r[0], r[1]);
+	ok(r[2] + 5 > r[1] && r[2] < r[1] + 5 && r[3] > r[1] + 40,
+	   "an update_curr() that ends it counts as that pick unless the task blocks within 50 us "
+	   "(%lu, %lu)", r[2], r[3]);
+}
+
+/*
  * The expected error of a recording without group ids (pelt_expect.c)
  * depends on how many new tasks it holds a second: task 500 runs on CPU 0
  * for 2 s while @n new tasks are woken.  Returns the expectation.
@@ -1812,6 +1872,7 @@ int main(void)
 	test_guess_related_processes();
 	test_guess_newidle_pull();
 	test_guessed_group_drift();
+	test_pick_counts_delayed_at_root();
 	test_expect_flat_by_new_tasks();
 	test_new_task_util_from_its_lineage();
 	test_window_end_changes_nothing();
