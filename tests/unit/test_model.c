@@ -799,11 +799,11 @@ static void test_guessed_delays(void)
  * root record on CPU 0 then (@record) must not be that pick: a plain
  * recording has no records.  Returns the delayed count after it.
  */
-static uint32_t plain_record_run(bool record)
+/* A model of one CPU reading as --plain-events does; 701 and 702 woken, 701 running. */
+static struct model *plain_pair(void)
 {
 	struct model_opts o;
 	struct model *m;
-	uint32_t left;
 
 	memset(&o, 0, sizeof(o));
 	o.nr_cpus = 1;
@@ -811,6 +811,14 @@ static uint32_t plain_record_run(bool record)
 	m = model_new(&o);
 	wake_pair(m, 700, 700);
 	swt(m, 1 * MS + 5000, 0, 0, 0, 701, 700);
+	return m;
+}
+
+static uint32_t plain_record_run(bool record)
+{
+	struct model *m = plain_pair();
+	uint32_t left;
+
 	swt(m, 5 * MS, 701, 700, 0x1 /* S */, 702, 700);
 	if (record)
 		root_rec(m, 12 * MS, 1);
@@ -840,16 +848,9 @@ static void test_plain_records_inert(void)
  */
 static uint64_t plain_split_run(bool record)
 {
-	struct model_opts o;
-	struct model *m;
+	struct model *m = plain_pair();
 	uint64_t sum;
 
-	memset(&o, 0, sizeof(o));
-	o.nr_cpus = 1;
-	o.plain_events = true;
-	m = model_new(&o);
-	wake_pair(m, 700, 700);
-	swt(m, 1 * MS + 5000, 0, 0, 0, 701, 700);
 	if (record)
 		root_rec(m, 5 * MS - 1000, 1);
 	swt(m, 5 * MS, 701, 700, 0x1 /* S */, 702, 700);
