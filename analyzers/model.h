@@ -154,11 +154,11 @@ struct model_cpu {
 	bool gap_counts;		/* events lost: take the next root record's count at once */
 	uint64_t kvruntime;		/* kernel min/zero_vruntime, last seen */
 	int32_t tick_pid;		/* a lone update_curr() of this task here (model_tick_settle()) */
-	int32_t pick_pid;		/* a delay ended at this task's update_curr() here (pick_settle()) */
-	uint64_t pick_ns, pick_now;	/* ... its time and PELT time */
 	uint64_t tick_ns, tick_clock;	/* ... its time and run-queue clock */
 	bool tick_recs;			/* ... followed by records of its instant alone so far */
 	int32_t tick_timer;		/* ... inside an hrtimer expiry (IMB_TIMER_*) */
+	int32_t pick_pid;		/* a guessed delay ended at this task's update_curr() (pick_settle()) */
+	uint64_t pick_ns, pick_now;	/* ... its time and PELT time */
 	bool cmp_pending;		/* a kernel sample waits to be compared */
 	uint64_t cmp_ns;		/* its event time */
 	struct imb_ev_pelt_cfs cmp_k;	/* its values */

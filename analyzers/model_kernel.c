@@ -87,28 +87,28 @@ static void pelt_from_kernel(struct pelt_avg *a, unsigned long w, uint64_t lut, 
 void model_cpu_compare(struct model *m, struct model_cpu *c)
 {
 	const struct imb_ev_pelt_cfs *k = &c->cmp_k;
+	const struct pelt_avg *e = &c->cfs.avg;
+	struct pelt_cfs tmp;
 
 	c->cmp_pending = false;
 	model_cpu_commit(m, c);
 	if (c->cmp_ns - m->t0_ns < MODEL_WARMUP_NS)
 		return;
-	c->tent = true;
-	c->tent_lut = k->last_update_time;
-	c->tent_e[MODEL_SIG_UTIL] = c->cfs.avg.util_avg;
-	c->tent_e[MODEL_SIG_RUNNABLE] = c->cfs.avg.runnable_avg;
-	c->tent_e[MODEL_SIG_LOAD] = c->cfs.avg.load_avg;
 	if (m->opts.plain_events) {
 		/* a copy brought to the record's instant (model_ev_pelt_plain()) */
-		struct pelt_cfs tmp = c->cfs;
 		int64_t v = (int64_t)c->cmp_ns + c->pelt_offset;
 
+		tmp = c->cfs;
 		if (v > 0 && (uint64_t)v > tmp.avg.last_update_time)
 			model_rq_pelt_update(&tmp, (uint64_t)v, c->root_weight, c->nr_queued,
 					     c->curr > 0 && c->fair_curr);
-		c->tent_e[MODEL_SIG_UTIL] = tmp.avg.util_avg;
-		c->tent_e[MODEL_SIG_RUNNABLE] = tmp.avg.runnable_avg;
-		c->tent_e[MODEL_SIG_LOAD] = tmp.avg.load_avg;
+		e = &tmp.avg;
 	}
+	c->tent = true;
+	c->tent_lut = k->last_update_time;
+	c->tent_e[MODEL_SIG_UTIL] = e->util_avg;
+	c->tent_e[MODEL_SIG_RUNNABLE] = e->runnable_avg;
+	c->tent_e[MODEL_SIG_LOAD] = e->load_avg;
 	c->tent_k[MODEL_SIG_UTIL] = k->util_avg;
 	c->tent_k[MODEL_SIG_RUNNABLE] = k->runnable_avg;
 	c->tent_k[MODEL_SIG_LOAD] = k->load_avg;
