@@ -129,8 +129,7 @@ void model_cpu_account(struct model_cpu *c, uint64_t ts)
 /* Bring a CPU's root run queue's PELT up to @ts with its current state. */
 void model_cpu_pelt_update(struct model_cpu *c, uint64_t ts)
 {
-	model_rq_pelt_update(&c->cfs, pelt_now(c, ts), c->root_weight, c->nr_queued,
-			c->curr > 0 && c->fair_curr);
+	model_root_update(c, &c->cfs, pelt_now(c, ts));
 }
 
 /*

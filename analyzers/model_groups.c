@@ -420,6 +420,16 @@ void model_rq_pelt_update(struct pelt_cfs *cfs, uint64_t now, unsigned long weig
 	pelt_cfs_update(cfs, now, weight_sum, h_nr_runnable, curr);
 }
 
+/*
+ * model_rq_pelt_update() of CPU @c's root run queue with its counts: @cfs
+ * is &c->cfs, or a copy of it to be brought forward without moving the
+ * engine (the --plain-events comparison, model_cpu_compare()).
+ */
+void model_root_update(const struct model_cpu *c, struct pelt_cfs *cfs, uint64_t now)
+{
+	model_rq_pelt_update(cfs, now, c->root_weight, c->nr_queued, c->curr > 0 && c->fair_curr);
+}
+
 /* update_cfs_rq_load_avg() of a group's run queue at PELT time @now. */
 static void group_cfs_update(struct model *m, struct model_group *g, uint64_t now)
 {
@@ -490,7 +500,7 @@ static void group_se_update(struct model *m, struct model_group *g, uint64_t now
 	if (pg)
 		group_cfs_update(m, pg, now);
 	else
-		model_rq_pelt_update(&c->cfs, now, c->root_weight, c->nr_queued, c->curr > 0 && c->fair_curr);
+		model_root_update(c, &c->cfs, now);
 	if (g->propagate && g->se_attached) {
 		g->propagate = false;
 		if (pg)
@@ -573,7 +583,7 @@ void model_level_update(struct model *m, int cpu, uint64_t id, uint64_t now)
 	if (g)
 		group_cfs_update(m, g, now);
 	else
-		model_rq_pelt_update(&c->cfs, now, c->root_weight, c->nr_queued, c->curr > 0 && c->fair_curr);
+		model_root_update(c, &c->cfs, now);
 }
 
 /*
@@ -597,7 +607,7 @@ void model_path_update_to(struct model *m, int cpu, uint64_t id, uint64_t stop, 
 		group_se_update(m, g, now);
 		id = g->parent_id;
 	}
-	model_rq_pelt_update(&c->cfs, now, c->root_weight, c->nr_queued, c->curr > 0 && c->fair_curr);
+	model_root_update(c, &c->cfs, now);
 }
 
 /* Update group @id on @cpu and its ancestors bottom-up, then the root. */

@@ -64,6 +64,7 @@ void model_path_update_to(struct model *m, int cpu, uint64_t id, uint64_t stop, 
 uint64_t model_group_common(const struct model *m, int cpu, uint64_t a, uint64_t b);
 void model_rq_pelt_update(struct pelt_cfs *cfs, uint64_t now, unsigned long weight_sum,
 		unsigned int h_nr_runnable, int curr);
+void model_root_update(const struct model_cpu *c, struct pelt_cfs *cfs, uint64_t now);
 uint64_t model_task_place(struct model *m, struct model_task *t, int cpu);
 void model_task_set_att(struct model *m, struct model_task *t, uint64_t id);
 uint64_t model_tg_internal(uint64_t wire);

@@ -100,8 +100,7 @@ void model_cpu_compare(struct model *m, struct model_cpu *c)
 
 		tmp = c->cfs;
 		if (v > 0 && (uint64_t)v > tmp.avg.last_update_time)
-			model_rq_pelt_update(&tmp, (uint64_t)v, c->root_weight, c->nr_queued,
-					     c->curr > 0 && c->fair_curr);
+			model_root_update(c, &tmp, (uint64_t)v);
 		e = &tmp.avg;
 	}
 	c->tent = true;
