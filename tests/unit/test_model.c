@@ -44,6 +44,18 @@ static void wakeup(struct model *m, uint64_t ts, int pid, int cpu, bool fresh)
 	feed(m, e);
 }
 
+/* A wake-up of task @pid of process @tgid on @cpu. */
+static void wake_tg(struct model *m, uint64_t ts, int cpu, int pid, int tgid)
+{
+	struct imb_event e = ev_base(ts, cpu, IMB_EV_WAKEUP);
+
+	e.wakeup.pid = pid;
+	e.wakeup.tgid = tgid;
+	e.wakeup.prio = 120;
+	e.wakeup.target_cpu = cpu;
+	feed(m, e);
+}
+
 static void sw(struct model *m, uint64_t ts, int cpu, int prev, uint32_t state, int next)
 {
 	struct imb_event e = ev_base(ts, cpu, IMB_EV_SWITCH);
@@ -71,11 +83,11 @@ static void swg(struct model *m, uint64_t ts, int cpu, int prev, uint32_t state,
 	feed(m, e);
 }
 
-/* A switch on CPU 0 whose tasks show their tgids (threads of one process or not). */
-static void swt(struct model *m, uint64_t ts, int prev, int ptgid, uint32_t state, int next,
-		int ntgid)
+/* A switch on @cpu whose tasks show their tgids (threads of one process or not). */
+static void swt_on(struct model *m, uint64_t ts, int cpu, int prev, int ptgid, uint32_t state,
+		   int next, int ntgid)
 {
-	struct imb_event e = ev_base(ts, 0, IMB_EV_SWITCH);
+	struct imb_event e = ev_base(ts, cpu, IMB_EV_SWITCH);
 
 	e.sw.prev_pid = prev;
 	e.sw.prev_tgid = ptgid;
@@ -85,6 +97,13 @@ static void swt(struct model *m, uint64_t ts, int prev, int ptgid, uint32_t stat
 	e.sw.next_tgid = ntgid;
 	e.sw.next_prio = 120;
 	feed(m, e);
+}
+
+/* The same on CPU 0. */
+static void swt(struct model *m, uint64_t ts, int prev, int ptgid, uint32_t state, int next,
+		int ntgid)
+{
+	swt_on(m, ts, 0, prev, ptgid, state, next, ntgid);
 }
 
 /* A switch on CPU 0 whose tasks show priorities @pp and @np (next in @group). */
@@ -737,15 +756,8 @@ static void test_gap_marks(void)
 /* Tasks 701 and 702 (of processes @tg0, @tg1) woken on CPU 0 at 1 ms, 1 us apart. */
 static void wake_pair(struct model *m, int tg0, int tg1)
 {
-	for (int i = 0; i < 2; i++) {
-		struct imb_event e = ev_base(1 * MS + (uint64_t)i * 1000, 0, IMB_EV_WAKEUP);
-
-		e.wakeup.pid = 701 + i;
-		e.wakeup.tgid = i ? tg1 : tg0;
-		e.wakeup.prio = 120;
-		e.wakeup.target_cpu = 0;
-		feed(m, e);
-	}
+	wake_tg(m, 1 * MS, 0, 701, tg0);
+	wake_tg(m, 1 * MS + 1000, 0, 702, tg1);
 }
 
 /*
@@ -892,15 +904,8 @@ static uint64_t lineage_guess_run(int relation)
 		strcpy(e.fork.child_comm, "t");
 		feed(m, e);
 	}
-	for (int i = 0; i < 2; i++) {
-		struct imb_event e = ev_base(1 * MS + (uint64_t)i * 1000, 0, IMB_EV_WAKEUP);
-
-		e.wakeup.pid = 701 + i;
-		e.wakeup.tgid = 701 + i;
-		e.wakeup.prio = 120;
-		e.wakeup.target_cpu = 0;
-		feed(m, e);
-	}
+	for (int i = 0; i < 2; i++)
+		wake_tg(m, 1 * MS + (uint64_t)i * 1000, 0, 701 + i, 701 + i);
 	swt(m, 1 * MS + 5000, 0, 0, 0, 701, 701);
 	swt(m, 5 * MS, 701, 701, 0x1 /* S */, 702, 702);
 	n = m->delays_guessed;
@@ -933,24 +938,10 @@ static uint64_t pull_guess_run(uint64_t pull_ns)
 	struct model *m = new_model(2);
 	uint64_t n;
 
-	for (int i = 0; i < 3; i++) {
-		struct imb_event e = ev_base(1 * MS + (uint64_t)i * 1000, i ? 1 : 0, IMB_EV_WAKEUP);
-
-		e.wakeup.pid = 701 + i;
-		e.wakeup.tgid = 700;
-		e.wakeup.prio = 120;
-		e.wakeup.target_cpu = i ? 1 : 0;
-		feed(m, e);
-	}
+	for (int i = 0; i < 3; i++)
+		wake_tg(m, 1 * MS + (uint64_t)i * 1000, i ? 1 : 0, 701 + i, 700);
 	swt(m, 1 * MS + 5000, 0, 0, 0, 701, 700);
-	{
-		struct imb_event e = ev_base(1 * MS + 5000, 1, IMB_EV_SWITCH);
-
-		e.sw.next_pid = 703;
-		e.sw.next_tgid = 700;
-		e.sw.next_prio = 120;
-		feed(m, e);
-	}
+	swt_on(m, 1 * MS + 5000, 1, 0, 0, 0, 703, 700);
 	migrate(m, pull_ns, 0, 702, 1, 0);
 	swt(m, 5 * MS, 701, 700, 0x1 /* S */, 702, 700);
 	n = m->delays_guessed;
@@ -987,23 +978,9 @@ static unsigned long drift_run(bool related, uint64_t *n)
 
 	wake_pair(m, 700, 700);
 	swt(m, 1 * MS + 5000, 0, 0, 0, 701, 700);
-	for (int i = 0; i < 2; i++) {
-		struct imb_event e = ev_base(1 * MS + 2000 + (uint64_t)i * 1000, 1, IMB_EV_WAKEUP);
-
-		e.wakeup.pid = 703 + i;
-		e.wakeup.tgid = tg;
-		e.wakeup.prio = 120;
-		e.wakeup.target_cpu = 1;
-		feed(m, e);
-	}
-	{
-		struct imb_event e = ev_base(1 * MS + 6000, 1, IMB_EV_SWITCH);
-
-		e.sw.next_pid = 703;
-		e.sw.next_tgid = tg;
-		e.sw.next_prio = 120;
-		feed(m, e);
-	}
+	for (int i = 0; i < 2; i++)
+		wake_tg(m, 1 * MS + 2000 + (uint64_t)i * 1000, 1, 703 + i, tg);
+	swt_on(m, 1 * MS + 6000, 1, 0, 0, 0, 703, tg);
 	swt(m, 5 * MS, 701, 700, 0x1 /* S */, 702, 700);
 	migrate(m, 8 * MS, 0, 704, 1, 0);
 	run = m->cpus[0].cfs.avg.runnable_avg;
@@ -1044,15 +1021,7 @@ static unsigned long pick_root_run(int mode)
 	wake_pair(m, 700, 700);
 	swt(m, 1 * MS + 5000, 0, 0, 0, 701, 700);
 	swt(m, 5 * MS, 701, 700, 0x1 /* S */, 702, 700);
-	{
-		struct imb_event e = ev_base(6 * MS, 0, IMB_EV_WAKEUP);
-
-		e.wakeup.pid = 703;
-		e.wakeup.tgid = 800;
-		e.wakeup.prio = 120;
-		e.wakeup.target_cpu = 0;
-		feed(m, e);
-	}
+	wake_tg(m, 6 * MS, 0, 703, 800);
 	if (mode >= 2) {
 		struct imb_event e = ev_base(t, 0, IMB_EV_RUNTIME);
 
